@@ -1,0 +1,46 @@
+// Error: what failed (operation + subject) and the errno, as a fixed-size value.
+// It is trivially copyable so the container child can send it to the parent over the sync socket.
+#pragma once
+
+#include <cstddef>
+#include <expected>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace husk {
+
+struct Error {
+    int err = 0;           // errno, 0 when the failure is not a system call's
+    char what[480] = {};   // "open \"/x\"", "linux.namespaces[2].type: unknown namespace \"foo\""
+
+    // A failed system call: `op "subject": strerror(err)`. noexcept and allocation-free (child-safe).
+    static Error sys(int err, std::string_view op, std::string_view subject = {}) noexcept;
+    // A failure described in words, no errno.
+    static Error msg(std::string_view text) noexcept;
+
+    // Prepend context: "create c1: " + what. Allocation-free.
+    Error& context(std::string_view prefix) noexcept;
+    // The one line printed to the user: what + ": " + strerror when err != 0.
+    std::string message() const;
+};
+
+template <typename T = void>
+using Result = std::expected<T, Error>;
+
+inline std::unexpected<Error> fail(Error e) { return std::unexpected<Error>(std::move(e)); }
+inline std::unexpected<Error> fail_sys(int err, std::string_view op, std::string_view subject = {}) {
+    return std::unexpected<Error>(Error::sys(err, op, subject));
+}
+inline std::unexpected<Error> fail_msg(std::string_view text) { return std::unexpected<Error>(Error::msg(text)); }
+
+}  // namespace husk
+
+// TRY(expr): evaluate a Result; on error return it from the enclosing function, else yield the value.
+// A GNU statement expression (g++ and clang); __extension__ keeps -Wpedantic quiet about it.
+#define TRY(expr)                                                                   \
+    __extension__({                                                                 \
+        auto&& husk_try_result_ = (expr);                                           \
+        if (!husk_try_result_) return std::unexpected(std::move(husk_try_result_).error()); \
+        *std::move(husk_try_result_);                                               \
+    })
