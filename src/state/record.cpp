@@ -1,0 +1,112 @@
+#include "state/record.hpp"
+
+#include <yajl/yajl_tree.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "base/json_writer.hpp"
+
+namespace husk::state {
+namespace {
+
+struct TreeFree {
+    void operator()(yajl_val v) const { yajl_tree_free(v); }
+};
+using Tree = std::unique_ptr<std::remove_pointer_t<yajl_val>, TreeFree>;
+
+yajl_val member(yajl_val object, const char* name) {
+    const char* path[] = {name, nullptr};
+    return yajl_tree_get(object, path, yajl_t_any);
+}
+
+std::string get_string(yajl_val object, const char* name) {
+    yajl_val v = member(object, name);
+    return YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : "";
+}
+
+long long get_integer(yajl_val object, const char* name, long long fallback = 0) {
+    yajl_val v = member(object, name);
+    return YAJL_IS_INTEGER(v) ? YAJL_GET_INTEGER(v) : fallback;
+}
+
+// Unsigned values may exceed what yajl keeps as an integer; its raw number text is always there.
+std::uint64_t get_unsigned(yajl_val object, const char* name) {
+    yajl_val v = member(object, name);
+    return YAJL_IS_NUMBER(v) ? std::strtoull(v->u.number.r, nullptr, 10) : 0;
+}
+
+}  // namespace
+
+std::string encode_record(const Record& r) {
+    JsonWriter w;
+    w.begin_object();
+    w.key("id").string(r.id);
+    w.key("bundle").string(r.bundle);
+    w.key("rootfs").string(r.rootfs);
+    w.key("created").string(r.created);
+    w.key("owner").string(r.owner);
+    w.key("annotations").begin_object();
+    for (const auto& [key, value] : r.annotations) w.key(key).string(value);
+    w.end_object();
+    w.key("pid").integer(r.pid);
+    w.key("pidStartTime").unsigned_integer(r.pid_start_time);
+    w.key("bootId").string(r.boot_id);
+    w.key("monitorPid").integer(r.monitor_pid);
+    w.key("monitorStartTime").unsigned_integer(r.monitor_start_time);
+    w.key("cgroupMount").string(r.cgroup_mount);
+    w.key("cgroupPath").string(r.cgroup_path);
+    w.key("started").string(r.started);
+    if (r.exit) {
+        w.key("exit").begin_object();
+        w.key("code").integer(r.exit->code);
+        w.key("signal").integer(r.exit->signal);
+        w.key("reason").string(r.exit->reason);
+        w.key("detail").string(r.exit->detail);
+        w.key("finished").string(r.exit->finished);
+        w.end_object();
+    }
+    w.end_object();
+    return w.str();
+}
+
+Result<Record> decode_record(std::string_view json) {
+    std::string text(json);
+    char error[256] = {};
+    Tree tree(yajl_tree_parse(text.c_str(), error, sizeof error));
+    if (!tree || !YAJL_IS_OBJECT(tree.get())) return fail_msg(std::string("corrupt state.json: ") + error);
+    yajl_val root = tree.get();
+    Record r;
+    r.id = get_string(root, "id");
+    r.bundle = get_string(root, "bundle");
+    r.rootfs = get_string(root, "rootfs");
+    r.created = get_string(root, "created");
+    r.owner = get_string(root, "owner");
+    if (yajl_val annotations = member(root, "annotations"); YAJL_IS_OBJECT(annotations)) {
+        for (size_t i = 0; i < annotations->u.object.len; ++i) {
+            yajl_val value = annotations->u.object.values[i];
+            if (YAJL_IS_STRING(value)) r.annotations[annotations->u.object.keys[i]] = YAJL_GET_STRING(value);
+        }
+    }
+    r.pid = static_cast<pid_t>(get_integer(root, "pid"));
+    r.pid_start_time = get_unsigned(root, "pidStartTime");
+    r.boot_id = get_string(root, "bootId");
+    r.monitor_pid = static_cast<pid_t>(get_integer(root, "monitorPid"));
+    r.monitor_start_time = get_unsigned(root, "monitorStartTime");
+    r.cgroup_mount = get_string(root, "cgroupMount");
+    r.cgroup_path = get_string(root, "cgroupPath");
+    r.started = get_string(root, "started");
+    if (yajl_val exit = member(root, "exit"); YAJL_IS_OBJECT(exit)) {
+        ExitRecord e;
+        e.code = static_cast<int>(get_integer(exit, "code", -1));
+        e.signal = static_cast<int>(get_integer(exit, "signal"));
+        e.reason = get_string(exit, "reason");
+        e.detail = get_string(exit, "detail");
+        e.finished = get_string(exit, "finished");
+        r.exit = e;
+    }
+    return r;
+}
+
+}  // namespace husk::state

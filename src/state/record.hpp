@@ -1,0 +1,46 @@
+// Record: what husk stores about one container in <root>/<id>/state.json, and its (de)serialisation.
+// The OCI state printed by `husk state` is derived from it (oci_state.hpp); status is computed, not stored.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "husk/error.hpp"
+
+namespace husk::state {
+
+// The final facts the monitor records when init has gone (issue #4 extends this).
+struct ExitRecord {
+    int code = -1;    // exit code, or 128 + signal
+    int signal = 0;   // terminating signal, 0 when the process exited
+    std::string reason;  // DESIGN.md section 2 vocabulary
+    std::string detail;
+    std::string finished;  // RFC 3339
+};
+
+struct Record {
+    std::string id;
+    std::string bundle;
+    std::string rootfs;
+    std::string created;  // RFC 3339 with nanoseconds
+    std::string owner;
+    std::map<std::string, std::string> annotations;
+    pid_t pid = 0;
+    std::uint64_t pid_start_time = 0;  // field 22 of /proc/PID/stat: tells a reused pid apart
+    std::string boot_id;               // /proc/sys/kernel/random/boot_id at create
+    pid_t monitor_pid = 0;
+    std::uint64_t monitor_start_time = 0;
+    std::string cgroup_mount;  // empty when the container has no cgroup
+    std::string cgroup_path;
+    std::string started;       // set by start
+    std::optional<ExitRecord> exit;
+};
+
+std::string encode_record(const Record& record);
+Result<Record> decode_record(std::string_view json);
+
+}  // namespace husk::state

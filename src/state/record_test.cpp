@@ -1,0 +1,34 @@
+#include "state/record.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace husk::state;
+
+TEST_CASE("a record survives encoding and decoding unchanged", "[state]") {
+    Record r;
+    r.id = "c1";
+    r.bundle = "/b";
+    r.rootfs = "/b/rootfs";
+    r.created = "2026-11-22T13:00:00.000000001Z";
+    r.annotations = {{"a", "1"}, {"run.husk.timeout", "2s"}};
+    r.pid = 4242;
+    r.pid_start_time = 18446744073709551000ull;
+    r.boot_id = "boot";
+    r.cgroup_mount = "/sys/fs/cgroup/unified";
+    r.cgroup_path = "/husk/c1";
+    r.exit = ExitRecord{137, 9, "killed", "husk kill", "2026-11-22T13:00:01Z"};
+    Record back = decode_record(encode_record(r)).value();
+    CHECK(back.id == r.id);
+    CHECK(back.annotations == r.annotations);
+    CHECK(back.pid == 4242);
+    CHECK(back.pid_start_time == r.pid_start_time);
+    CHECK(back.cgroup_path == r.cgroup_path);
+    REQUIRE(back.exit);
+    CHECK(back.exit->code == 137);
+    CHECK(back.exit->reason == "killed");
+}
+
+TEST_CASE("a corrupt record is an error, not an empty container", "[state]") {
+    CHECK_FALSE(decode_record("{\"id\": "));
+    CHECK_FALSE(decode_record("[]"));
+}

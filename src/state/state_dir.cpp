@@ -1,0 +1,140 @@
+#include "state/state_dir.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+
+#include "base/fs.hpp"
+
+namespace husk::state {
+namespace {
+
+constexpr const char* lock_name = "lock";
+constexpr const char* record_name = "state.json";
+
+Result<void> make_root(const std::string& root) {
+    // mkdir -p: the root may be nested (containerd passes /run/containerd/runc/<namespace>).
+    for (std::size_t slash = 1; slash <= root.size(); ++slash) {
+        if (slash != root.size() && root[slash] != '/') continue;
+        std::string prefix = root.substr(0, slash);
+        if (::mkdir(prefix.c_str(), 0711) != 0 && errno != EEXIST) return fail_sys(errno, "mkdir", prefix);
+    }
+    return {};
+}
+
+Result<void> remove_entries(int dirfd, const std::string& path) {
+    int dup = ::openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dup < 0) return fail_sys(errno, "open", path);
+    DIR* dir = ::fdopendir(dup);
+    if (dir == nullptr) {
+        ::close(dup);
+        return fail_sys(errno, "opendir", path);
+    }
+    int err = 0;
+    while (dirent* entry = ::readdir(dir)) {
+        std::string name = entry->d_name;
+        if (name == "." || name == "..") continue;
+        int flags = entry->d_type == DT_DIR ? AT_REMOVEDIR : 0;
+        if (::unlinkat(dirfd, name.c_str(), flags) != 0 && errno != ENOENT) err = errno;
+    }
+    ::closedir(dir);
+    if (err != 0) return fail_sys(err, "remove", path);
+    return {};
+}
+
+}  // namespace
+
+Result<StateDir> StateDir::create(const std::string& root, const std::string& id) {
+    TRY(make_root(root));
+    std::string tmp = root + "/.creating-" + id + "-XXXXXX";
+    if (::mkdtemp(tmp.data()) == nullptr) return fail_sys(errno, "mkdtemp", tmp);
+    auto cleanup_tmp = [&] {
+        std::string lock_path = tmp + "/" + lock_name;
+        ::unlink(lock_path.c_str());
+        ::rmdir(tmp.c_str());
+    };
+    ::chmod(tmp.c_str(), 0711);
+    auto lock = open_fd(tmp + "/" + lock_name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (!lock || ::flock(lock->get(), LOCK_EX) != 0) {
+        cleanup_tmp();
+        return fail_sys(lock ? errno : lock.error().err, "lock", tmp);
+    }
+    std::string path = root + "/" + id;
+    if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) != 0) {
+        int err = errno;
+        cleanup_tmp();
+        if (err == EEXIST) return fail_msg("container with id \"" + id + "\" already exists");
+        return fail_sys(err, "rename", path);
+    }
+    auto dir = open_fd(path, O_RDONLY | O_DIRECTORY);
+    if (!dir) return std::unexpected(dir.error());
+    return StateDir(path, std::move(*dir), std::move(*lock));
+}
+
+Result<StateDir> StateDir::open(const std::string& root, const std::string& id) {
+    std::string path = root + "/" + id;
+    auto dir = open_fd(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    if (!dir) {
+        if (dir.error().err == ENOENT || dir.error().err == ENOTDIR) return fail_msg("container does not exist");
+        return std::unexpected(dir.error());
+    }
+    auto lock = open_fd_at(dir->get(), lock_name, O_RDWR);
+    if (!lock) {
+        if (lock.error().err == ENOENT) return fail_msg("container does not exist");
+        return std::unexpected(lock.error());
+    }
+    return StateDir(path, std::move(*dir), std::move(*lock));
+}
+
+Result<void> StateDir::lock(Lock mode) {
+    int op = mode == Lock::exclusive ? LOCK_EX : LOCK_SH;
+    while (::flock(lock_.get(), op) != 0) {
+        if (errno != EINTR) return fail_sys(errno, "lock", path_);
+    }
+    return {};
+}
+
+bool StateDir::locked_by_other() const {
+    // A second open file description conflicts with locks held through any other description, ours included,
+    // so only ask when we hold none ourselves.
+    auto probe = open_fd_at(dir_.get(), lock_name, O_RDWR);
+    if (!probe) return false;
+    if (::flock(probe->get(), LOCK_EX | LOCK_NB) == 0) return false;
+    return errno == EWOULDBLOCK;
+}
+
+Result<Record> StateDir::read_record() const {
+    std::string json = TRY(read_file_at(dir_.get(), record_name));
+    return decode_record(json);
+}
+
+Result<void> StateDir::write_record(const Record& record) {
+    return write_file_atomic(dir_.get(), record_name, encode_record(record));
+}
+
+Result<void> StateDir::remove() {
+    TRY(remove_entries(dir_.get(), path_));
+    if (::rmdir(path_.c_str()) != 0 && errno != ENOENT) return fail_sys(errno, "rmdir", path_);
+    return {};
+}
+
+std::vector<std::string> list_ids(const std::string& root) {
+    std::vector<std::string> ids;
+    DIR* dir = ::opendir(root.c_str());
+    if (dir == nullptr) return ids;
+    while (dirent* entry = ::readdir(dir)) {
+        if (entry->d_name[0] == '.') continue;  // also skips .creating-* directories
+        if (entry->d_type == DT_DIR || entry->d_type == DT_UNKNOWN) ids.emplace_back(entry->d_name);
+    }
+    ::closedir(dir);
+    std::sort(ids.begin(), ids.end());
+    return ids;
+}
+
+}  // namespace husk::state

@@ -1,0 +1,51 @@
+// StateDir: <root>/<id>, the only durable trace of a container. Created exclusively, locked with flock,
+// written atomically (DESIGN.md section 2).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "husk/error.hpp"
+#include "husk/unique_fd.hpp"
+#include "state/record.hpp"
+
+namespace husk::state {
+
+enum class Lock { shared, exclusive };
+
+class StateDir {
+public:
+    // Makes <root>/<id> appear atomically with its lock already held: a temporary directory is prepared and
+    // renamed into place with RENAME_NOREPLACE, so of two concurrent creates exactly one wins.
+    static Result<StateDir> create(const std::string& root, const std::string& id);
+    // An existing container; `container does not exist` otherwise.
+    static Result<StateDir> open(const std::string& root, const std::string& id);
+
+    Result<void> lock(Lock mode);
+    // True when another process holds the lock (a create in progress, for example).
+    bool locked_by_other() const;
+
+    // The record, or an ENOENT error while create has not written it yet.
+    Result<Record> read_record() const;
+    Result<void> write_record(const Record& record);
+
+    // Removes every file in the directory and the directory itself.
+    Result<void> remove();
+
+    int fd() const { return dir_.get(); }
+    const std::string& path() const { return path_; }
+    std::string file(const char* name) const { return path_ + "/" + name; }
+
+    static constexpr const char* exec_fifo = "exec.fifo";
+
+private:
+    StateDir(std::string path, UniqueFd dir, UniqueFd lock) : path_(std::move(path)), dir_(std::move(dir)), lock_(std::move(lock)) {}
+    std::string path_;
+    UniqueFd dir_;
+    UniqueFd lock_;
+};
+
+// Ids of all containers under root, sorted; a missing root means none.
+std::vector<std::string> list_ids(const std::string& root);
+
+}  // namespace husk::state
