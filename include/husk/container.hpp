@@ -1,0 +1,58 @@
+// The container lifecycle as a library: what each `husk` verb does. The CLI parses flags and calls these;
+// errors come back as values and are printed once, by the CLI.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "husk/error.hpp"
+
+namespace husk {
+
+enum class CgroupManager { cgroupfs, disabled };
+
+struct Runtime {
+    std::string root = "/run/husk";
+    CgroupManager cgroup_manager = CgroupManager::cgroupfs;
+};
+
+struct CreateOptions {
+    std::string id;
+    std::string bundle;           // empty: the current directory
+    std::string config;           // empty: <bundle>/config.json; relative paths are relative to the bundle
+    std::string pid_file;
+    std::string console_socket;
+    bool no_pivot = false;
+    bool no_new_keyring = false;  // husk never creates a session keyring, so this is always in effect
+    int preserve_fds = 0;
+};
+
+struct RunOptions {
+    CreateOptions create;
+    bool detach = false;
+    bool keep = false;            // keep the stopped container's state after it exits
+};
+
+Result<void> create_container(const Runtime& runtime, const CreateOptions& options);
+Result<void> start_container(const Runtime& runtime, const std::string& id);
+// The exit status to mirror: the container's exit code, or 128 + signal. 0 with --detach.
+Result<int> run_container(const Runtime& runtime, const RunOptions& options);
+Result<std::string> container_state_json(const Runtime& runtime, const std::string& id);
+Result<void> kill_container(const Runtime& runtime, const std::string& id, int signal, bool all);
+// Warnings (a failing poststop hook) are returned for the CLI to print.
+Result<std::vector<std::string>> delete_container(const Runtime& runtime, const std::string& id, bool force);
+
+struct ContainerSummary {
+    std::string id;
+    pid_t pid = 0;
+    std::string status;
+    std::string bundle;
+    std::string created;
+    std::string owner;
+};
+std::vector<ContainerSummary> list_containers(const Runtime& runtime);
+
+}  // namespace husk

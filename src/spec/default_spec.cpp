@@ -1,0 +1,93 @@
+#include "spec/default_spec.hpp"
+
+#include <initializer_list>
+#include <string_view>
+
+#include "base/json_writer.hpp"
+
+namespace husk::spec {
+namespace {
+
+using Strings = std::initializer_list<std::string_view>;
+
+void string_array(JsonWriter& out, std::string_view key, Strings values) {
+    out.key(key).begin_array();
+    for (std::string_view value : values) out.string(value);
+    out.end_array();
+}
+
+void mount(JsonWriter& out, std::string_view destination, std::string_view type, std::string_view source,
+           Strings options) {
+    out.begin_object().key("destination").string(destination).key("type").string(type).key("source").string(source);
+    if (options.size() > 0) string_array(out, "options", options);
+    out.end_object();
+}
+
+void process(JsonWriter& out) {
+    // runc's default keeps three capabilities in every set but inheritable.
+    out.key("process").begin_object();
+    out.key("terminal").boolean(true);
+    out.key("user").begin_object().key("uid").integer(0).key("gid").integer(0).end_object();
+    string_array(out, "args", {"sh"});
+    string_array(out, "env", {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "TERM=xterm"});
+    out.key("cwd").string("/");
+    out.key("capabilities").begin_object();
+    for (std::string_view set : {"bounding", "effective", "permitted", "ambient"}) 
+        string_array(out, set, {"CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE"});
+    out.end_object();
+    out.key("rlimits").begin_array();
+    out.begin_object().key("type").string("RLIMIT_NOFILE").key("hard").integer(1024).key("soft").integer(1024);
+    out.end_object().end_array();
+    out.key("noNewPrivileges").boolean(true);
+    out.end_object();
+}
+
+void mounts(JsonWriter& out) {
+    out.key("mounts").begin_array();
+    mount(out, "/proc", "proc", "proc", {});
+    mount(out, "/dev", "tmpfs", "tmpfs", {"nosuid", "strictatime", "mode=755", "size=65536k"});
+    mount(out, "/dev/pts", "devpts", "devpts",
+          {"nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620", "gid=5"});
+    mount(out, "/dev/shm", "tmpfs", "shm", {"nosuid", "noexec", "nodev", "mode=1777", "size=65536k"});
+    mount(out, "/dev/mqueue", "mqueue", "mqueue", {"nosuid", "noexec", "nodev"});
+    mount(out, "/sys", "sysfs", "sysfs", {"nosuid", "noexec", "nodev", "ro"});
+    mount(out, "/sys/fs/cgroup", "cgroup", "cgroup", {"nosuid", "noexec", "nodev", "relatime", "ro"});
+    out.end_array();
+}
+
+void linux(JsonWriter& out) {
+    out.key("linux").begin_object();
+    // Deny every device by default; the runtime's default devices (null, zero, tty, ...) are allowed on top.
+    out.key("resources").begin_object().key("devices").begin_array();
+    out.begin_object().key("allow").boolean(false).key("access").string("rwm").end_object();
+    out.end_array().end_object();
+    out.key("namespaces").begin_array();
+    for (std::string_view type : {"pid", "network", "ipc", "uts", "mount"})
+        out.begin_object().key("type").string(type).end_object();
+    out.end_array();
+    string_array(out, "maskedPaths",
+                 {"/proc/acpi", "/proc/asound", "/proc/kcore", "/proc/keys", "/proc/latency_stats", "/proc/timer_list",
+                  "/proc/timer_stats", "/proc/sched_debug", "/sys/firmware", "/proc/scsi"});
+    string_array(out, "readonlyPaths", {"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"});
+    out.end_object();
+}
+
+}  // namespace
+
+std::string default_spec_json() {
+    JsonWriter out(JsonWriter::Style::pretty);
+    out.begin_object();
+    out.key("ociVersion").string("1.3.0");
+    process(out);
+    out.key("root").begin_object().key("path").string("rootfs").key("readonly").boolean(true).end_object();
+    out.key("hostname").string("runc");
+    mounts(out);
+    linux(out);
+    out.end_object();
+    // yajl's beautifier ends the document with a newline; runc's file has none, and callers add their own.
+    std::string json = out.str();
+    if (json.ends_with('\n')) json.pop_back();
+    return json;
+}
+
+}  // namespace husk::spec

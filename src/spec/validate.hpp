@@ -1,0 +1,20 @@
+// Pure checks of a parsed Spec against runtime-spec 1.3.0 and husk's limits: no system calls, no host
+// state. Each function reports the first problem, naming its JSON path.
+#pragma once
+
+#include <string_view>
+
+#include "husk/error.hpp"
+#include "husk/spec.hpp"
+
+namespace husk::spec {
+
+// e.g. `mounts[3].destination: must be an absolute path, got "tmp"`, or
+// `unsupported configuration: linux.seccomp, process.scheduler (husk does not implement these yet)`.
+Result<void> validate(const Spec& spec);
+
+// Container ids as runc accepts them (^[\w+\-.]+$), at most 1024 bytes, and never "." or "..", since
+// the id names a directory under the state root. Errors read `invalid container id "..": ...`.
+Result<void> validate_container_id(std::string_view id);
+
+}  // namespace husk::spec
