@@ -1,0 +1,46 @@
+// The CLI's shared pieces: global options, the verb table, output of errors (the only place that logs).
+#pragma once
+
+#include <boost/program_options.hpp>
+
+#include <string>
+#include <vector>
+
+#include "husk/container.hpp"
+#include "husk/error.hpp"
+
+namespace husk::cli {
+
+namespace po = boost::program_options;
+
+enum class LogFormat { text, json };
+
+struct Globals {
+    Runtime runtime;
+    std::string log_file;
+    LogFormat log_format = LogFormat::text;
+    bool debug = false;
+};
+
+using Args = std::vector<std::string>;
+
+// One verb: parses its own flags from args (everything after the verb name) and returns the exit status.
+struct Verb {
+    const char* name;
+    const char* summary;
+    int (*main)(const Globals&, const Args&);
+};
+
+const std::vector<Verb>& verbs();
+
+// Parses a verb's args. Returns false after printing help (--help) or a usage error; *status is the exit code.
+bool parse_verb(const char* verb, const char* usage, const po::options_description& options,
+                const po::positional_options_description& positional, const Args& args, po::variables_map& out,
+                int* status);
+
+// Prints "husk: <context>: <message>" to stderr and, with --log, one line in the chosen format. Returns 1.
+int report(const Globals& globals, const std::string& context, const Error& error);
+void warn(const Globals& globals, const std::string& message);
+void debug(const Globals& globals, const std::string& message);
+
+}  // namespace husk::cli

@@ -1,0 +1,88 @@
+// Error output: once, at the top. runc's --log-format json writes {"level","msg","time"} lines; containerd and
+// conmon read the msg of the last error line to tell the user why create failed.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <sstream>
+#include <ctime>
+
+#include "base/fs.hpp"
+#include "base/json_writer.hpp"
+#include "cli/cli.hpp"
+
+namespace husk::cli {
+namespace {
+
+std::string now_rfc3339() {
+    std::time_t t = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&t, &utc);
+    char buffer[32];
+    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return buffer;
+}
+
+void write_log(const Globals& globals, const char* level, const std::string& message) {
+    if (globals.log_file.empty()) return;
+    auto fd = open_fd(globals.log_file, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (!fd) return;
+    std::string line;
+    if (globals.log_format == LogFormat::json) {
+        JsonWriter w;
+        w.begin_object().key("level").string(level).key("msg").string(message).key("time").string(now_rfc3339()).end_object();
+        line = w.str() + "\n";
+    } else {
+        line = "time=\"" + now_rfc3339() + "\" level=" + level + " msg=\"" + message + "\"\n";
+    }
+    (void)write_all(fd->get(), line);
+}
+
+}  // namespace
+
+int report(const Globals& globals, const std::string& context, const Error& error) {
+    std::string message = context.empty() ? error.message() : context + ": " + error.message();
+    std::fprintf(stderr, "husk: %s\n", message.c_str());
+    write_log(globals, "error", message);
+    return 1;
+}
+
+void warn(const Globals& globals, const std::string& message) {
+    std::fprintf(stderr, "husk: warning: %s\n", message.c_str());
+    write_log(globals, "warning", message);
+}
+
+void debug(const Globals& globals, const std::string& message) {
+    if (!globals.debug) return;
+    if (globals.log_file.empty()) std::fprintf(stderr, "husk: debug: %s\n", message.c_str());
+    write_log(globals, "debug", message);
+}
+
+bool parse_verb(const char* verb, const char* usage, const po::options_description& options,
+                const po::positional_options_description& positional, const Args& args, po::variables_map& out,
+                int* status) {
+    po::options_description all(std::string("Usage: husk ") + verb + " " + usage + "\n\nOptions");
+    all.add(options);
+    all.add_options()("help,h", "show this help");
+    po::options_description hidden;
+    // Positional arguments every verb may name in its positional description.
+    hidden.add_options()("id", po::value<std::string>())("signal", po::value<std::string>());
+    po::options_description parse_with;
+    parse_with.add(all).add(hidden);
+    try {
+        po::store(po::command_line_parser(args).options(parse_with).positional(positional).run(), out);
+        po::notify(out);
+    } catch (const po::error& e) {
+        std::fprintf(stderr, "husk: %s: %s\n", verb, e.what());
+        *status = 2;
+        return false;
+    }
+    if (out.count("help")) {
+        std::printf("%s\n", (std::ostringstream() << all).str().c_str());
+        *status = 0;
+        return false;
+    }
+    return true;
+}
+
+}  // namespace husk::cli

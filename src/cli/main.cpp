@@ -1,0 +1,110 @@
+// husk: a runc-compatible command line. Global options come before the verb (as containerd and conmon pass
+// them); each verb parses its own flags in its own file.
+#include <seccomp.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "cli/cli.hpp"
+
+namespace husk::cli {
+namespace {
+
+constexpr const char* version = "0.1.0";
+
+po::options_description global_options() {
+    po::options_description options("Global options");
+    options.add_options()
+        ("root", po::value<std::string>()->default_value("/run/husk"), "directory for container state")
+        ("log", po::value<std::string>(), "append errors (and --debug messages) to this file")
+        ("log-format", po::value<std::string>()->default_value("text"), "text or json (runc's JSON lines)")
+        ("debug", "log debug messages")
+        ("systemd-cgroup", "use the systemd cgroup manager (not available: husk has no systemd manager)")
+        ("cgroup-manager", po::value<std::string>()->default_value("cgroupfs"), "cgroupfs, systemd or disabled")
+        ("version,v", "print the version")
+        ("help,h", "show this help");
+    return options;
+}
+
+void print_help(const po::options_description& options) {
+    std::printf("husk: an OCI container runtime that records why containers stop\n\n"
+                "Usage: husk [global options] COMMAND [command options] [arguments]\n\nCommands:\n");
+    for (const Verb& verb : verbs()) std::printf("  %-10s %s\n", verb.name, verb.summary);
+    std::printf("\n%s\nRun 'husk COMMAND --help' for a command's options.\n",
+                (std::ostringstream() << options).str().c_str());
+}
+
+void print_version() {
+    const scmp_version* seccomp = seccomp_version();
+    std::printf("husk version %s\nspec: 1.3.0\nlibseccomp: %u.%u.%u\n", version, seccomp->major, seccomp->minor,
+                seccomp->micro);
+}
+
+// Index of the verb in argv: the first word that is neither an option nor the value of a global option that
+// takes one (`--root DIR` as well as `--root=DIR`).
+int find_verb(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        std::string arg = argv[i];
+        if (arg.empty() || arg[0] != '-') return i;
+        bool takes_value = arg == "--root" || arg == "--log" || arg == "--log-format" || arg == "--cgroup-manager";
+        if (takes_value) ++i;
+    }
+    return argc;
+}
+
+Result<Globals> read_globals(const po::variables_map& vm) {
+    Globals g;
+    g.runtime.root = vm["root"].as<std::string>();
+    if (vm.count("log")) g.log_file = vm["log"].as<std::string>();
+    std::string format = vm["log-format"].as<std::string>();
+    if (format == "json") g.log_format = LogFormat::json;
+    else if (format != "text") return fail_msg("--log-format: must be text or json, got \"" + format + "\"");
+    g.debug = vm.count("debug") > 0;
+    std::string manager = vm["cgroup-manager"].as<std::string>();
+    if (vm.count("systemd-cgroup") || manager == "systemd")
+        return fail_msg("the systemd cgroup manager is not available: husk manages cgroups itself "
+                        "(use --cgroup-manager cgroupfs)");
+    if (manager == "disabled") g.runtime.cgroup_manager = CgroupManager::disabled;
+    else if (manager != "cgroupfs")
+        return fail_msg("--cgroup-manager: must be cgroupfs, systemd or disabled, got \"" + manager + "\"");
+    return g;
+}
+
+}  // namespace
+}  // namespace husk::cli
+
+int main(int argc, char** argv) {
+    using namespace husk::cli;
+    int verb_index = find_verb(argc, argv);
+    po::options_description options = global_options();
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(verb_index - 1, argv + 1).options(options).run(), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        std::fprintf(stderr, "husk: %s\n", e.what());
+        return 2;
+    }
+    if (vm.count("version")) {
+        print_version();
+        return 0;
+    }
+    if (vm.count("help") || verb_index == argc) {
+        print_help(options);
+        return vm.count("help") ? 0 : 2;
+    }
+    auto globals = read_globals(vm);
+    if (!globals) {
+        Globals fallback;
+        if (vm.count("log")) fallback.log_file = vm["log"].as<std::string>();
+        if (vm["log-format"].as<std::string>() == "json") fallback.log_format = LogFormat::json;
+        return report(fallback, "", globals.error());
+    }
+    std::string name = argv[verb_index];
+    Args args(argv + verb_index + 1, argv + argc);
+    for (const Verb& verb : verbs())
+        if (name == verb.name) return verb.main(*globals, args);
+    std::fprintf(stderr, "husk: unknown command \"%s\"; run 'husk --help'\n", name.c_str());
+    return 2;
+}

@@ -1,0 +1,18 @@
+#include "cli/cli.hpp"
+#include "cli/create_options.hpp"
+
+namespace husk::cli {
+
+int verb_create(const Globals& globals, const Args& args) {
+    po::options_description options = create_options_description();
+    po::positional_options_description positional;
+    positional.add("id", 1);
+    po::variables_map vm;
+    int status = 0;
+    if (!parse_verb("create", "[options] ID", options, positional, args, vm, &status)) return status;
+    CreateOptions create = read_create_options(vm);
+    if (auto r = create_container(globals.runtime, create); !r) return report(globals, "create " + create.id, r.error());
+    return 0;
+}
+
+}  // namespace husk::cli

@@ -1,0 +1,25 @@
+#include "cli/cli.hpp"
+#include "cli/create_options.hpp"
+
+namespace husk::cli {
+
+int verb_run(const Globals& globals, const Args& args) {
+    po::options_description options = create_options_description();
+    options.add_options()
+        ("detach,d", "return once the container has started")
+        ("keep", "keep the container's state after it stops (husk state still answers)");
+    po::positional_options_description positional;
+    positional.add("id", 1);
+    po::variables_map vm;
+    int status = 0;
+    if (!parse_verb("run", "[options] ID", options, positional, args, vm, &status)) return status;
+    RunOptions run;
+    run.create = read_create_options(vm);
+    run.detach = vm.count("detach") > 0;
+    run.keep = vm.count("keep") > 0;
+    auto result = run_container(globals.runtime, run);
+    if (!result) return report(globals, "run " + run.create.id, result.error());
+    return *result;
+}
+
+}  // namespace husk::cli

@@ -1,0 +1,27 @@
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "base/fs.hpp"
+#include "cli/cli.hpp"
+#include "spec/default_spec.hpp"
+
+namespace husk::cli {
+
+int verb_spec(const Globals& globals, const Args& args) {
+    po::options_description options;
+    options.add_options()("bundle,b", po::value<std::string>()->default_value("."), "where to write config.json");
+    po::variables_map vm;
+    int status = 0;
+    if (!parse_verb("spec", "[--bundle DIR]", options, {}, args, vm, &status)) return status;
+    std::string path = vm["bundle"].as<std::string>() + "/config.json";
+    // Like runc: never overwrite an existing config.
+    auto fd = open_fd(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (!fd) {
+        if (fd.error().err == EEXIST) return report(globals, "spec", Error::msg("File " + path + " exists. Remove it first"));
+        return report(globals, "spec", fd.error());
+    }
+    if (auto r = write_all(fd->get(), spec::default_spec_json() + "\n"); !r) return report(globals, "spec", r.error());
+    return 0;
+}
+
+}  // namespace husk::cli

@@ -1,0 +1,30 @@
+#include "cli/cli.hpp"
+
+namespace husk::cli {
+
+int verb_create(const Globals&, const Args&);
+int verb_start(const Globals&, const Args&);
+int verb_run(const Globals&, const Args&);
+int verb_state(const Globals&, const Args&);
+int verb_kill(const Globals&, const Args&);
+int verb_delete(const Globals&, const Args&);
+int verb_list(const Globals&, const Args&);
+int verb_spec(const Globals&, const Args&);
+int verb_features(const Globals&, const Args&);
+
+const std::vector<Verb>& verbs() {
+    static const std::vector<Verb> table = {
+        {"create", "create a container from a bundle; it waits for start", verb_create},
+        {"start", "start the workload of a created container", verb_start},
+        {"run", "create and start a container, and wait for it unless --detach", verb_run},
+        {"state", "print the OCI state of a container as JSON", verb_state},
+        {"kill", "send a signal to the container's init (or all its processes)", verb_kill},
+        {"delete", "delete a stopped container (--force: any container)", verb_delete},
+        {"list", "list containers", verb_list},
+        {"spec", "write a default config.json", verb_spec},
+        {"features", "print the runtime-spec features document", verb_features},
+    };
+    return table;
+}
+
+}  // namespace husk::cli

@@ -1,0 +1,20 @@
+// A bundle as create sees it: absolute paths, the config text as read, the parsed and validated spec.
+#pragma once
+
+#include <string>
+
+#include "husk/container.hpp"
+#include "husk/spec.hpp"
+
+namespace husk::container {
+
+struct Bundle {
+    std::string dir;          // absolute
+    std::string config_text;  // kept in the state dir: delete runs poststop hooks even if the bundle is gone
+    spec::Spec spec;
+    std::string rootfs;       // absolute, symlinks resolved
+};
+
+Result<Bundle> load_bundle(const CreateOptions& options);
+
+}  // namespace husk::container

@@ -1,0 +1,87 @@
+// husk create: prepare, then hand the container to a detached monitor process that clones init.
+//
+// Process shape (DESIGN.md section 3). husk create (P) forks an intermediate (I) that forks the monitor (M) and
+// exits, so M is reparented exactly where init would be with runc: to the nearest child subreaper (containerd's
+// shim, conmon) or to pid 1. M then looks at its new parent: pid 1 means nobody is waiting for init, so M
+// becomes init's parent and reaps it (exact exit status); anything else is a subreaper that expects init as its
+// child, so M clones init with CLONE_PARENT and only watches it through a pidfd.
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "container/launch.hpp"
+#include "container/monitor_process.hpp"
+#include "process/sync.hpp"
+
+namespace husk {
+namespace {
+
+using container::Launch;
+
+struct MonitorReport {
+    pid_t pid = 0;
+    pid_t monitor = 0;
+    bool ok = false;
+    Error error;
+};
+
+[[noreturn]] void monitor_main(Launch& launch, int report) {
+    char go;
+    if (::read(report, &go, 1) != 1) ::_exit(1);
+    process::Parent parent = ::getppid() == 1 ? process::Parent::spawner : process::Parent::spawners_parent;
+    auto spawned = process::spawn_init(launch.plan, *launch.buffers, container::spawn_options(launch, parent));
+    MonitorReport message;
+    if (!spawned) {
+        message.error = spawned.error();
+    } else {
+        message.ok = true;
+        message.pid = spawned->pid;
+        message.monitor = ::getpid();
+    }
+    (void)!::write(report, &message, sizeof message);
+    if (!spawned) ::_exit(1);
+    container::run_monitor(launch.record.id, launch.dir->path(), std::move(*spawned),
+                           parent == process::Parent::spawner ? monitor::Role::parent : monitor::Role::watcher,
+                           report);
+}
+
+}  // namespace
+
+Result<void> create_container(const Runtime& runtime, const CreateOptions& options) {
+    auto launch = TRY(container::prepare_launch(runtime, options));
+    int pair[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return fail_sys(errno, "socketpair");
+    UniqueFd ours(pair[0]), theirs(pair[1]);
+
+    pid_t intermediate = ::fork();
+    if (intermediate < 0) return fail_sys(errno, "fork");
+    if (intermediate == 0) {
+        ours.reset();
+        pid_t monitor = ::fork();
+        if (monitor == 0) monitor_main(*launch, theirs.get());
+        ::_exit(monitor < 0 ? 1 : 0);
+    }
+    theirs.reset();
+    int status = 0;
+    while (::waitpid(intermediate, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return fail_msg("could not start the container monitor");
+    // The intermediate is gone, so the monitor has been reparented: let it look at its parent and spawn.
+    if (::write(ours.get(), "g", 1) != 1) return fail_sys(errno, "start monitor");
+    MonitorReport report;
+    ssize_t n = ::read(ours.get(), &report, sizeof report);
+    if (n != static_cast<ssize_t>(sizeof report)) return fail_msg("container monitor exited during setup");
+    if (!report.ok) return fail(report.error);
+
+    if (auto recorded = container::record_created(*launch, report.pid, report.monitor, options.pid_file); !recorded) {
+        container::kill_init(report.pid);
+        return std::unexpected(recorded.error());
+    }
+    launch->commit();
+    return {};
+}
+
+}  // namespace husk

@@ -1,0 +1,125 @@
+#include "container/launch.hpp"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+
+#include "base/fs.hpp"
+#include "base/time.hpp"
+#include "container/observe.hpp"
+#include "spec/validate.hpp"
+#include "state/process_identity.hpp"
+
+namespace husk::container {
+namespace {
+
+Result<UniqueFd> connect_console_socket(const std::string& path) {
+    sockaddr_un address{};
+    if (path.size() >= sizeof address.sun_path) return fail_sys(ENAMETOOLONG, "console socket", path);
+    address.sun_family = AF_UNIX;
+    path.copy(address.sun_path, path.size());
+    UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (!fd) return fail_sys(errno, "socket");
+    if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0)
+        return fail_sys(errno, "connect console socket", path);
+    return fd;
+}
+
+// runc writes the pid file atomically next to its final name.
+Result<void> write_pid_file(const std::string& path, pid_t pid) {
+    if (path.empty()) return {};
+    std::string absolute = path;
+    if (absolute[0] != '/') {
+        char cwd[PATH_MAX];
+        if (::getcwd(cwd, sizeof cwd) == nullptr) return fail_sys(errno, "getcwd");
+        absolute = std::string(cwd) + "/" + path;
+    }
+    auto slash = absolute.rfind('/');
+    std::string dir = slash == 0 ? "/" : absolute.substr(0, slash);
+    UniqueFd dirfd = TRY(open_fd(dir, O_RDONLY | O_DIRECTORY));
+    auto written = write_file_atomic(dirfd.get(), absolute.substr(slash + 1), std::to_string(pid), 0644);
+    if (!written) return fail(written.error().context("pid file"));
+    return {};
+}
+
+cgroup::Manager manager_of(CgroupManager manager) {
+    return manager == CgroupManager::disabled ? cgroup::Manager::disabled : cgroup::Manager::cgroupfs;
+}
+
+}  // namespace
+
+Launch::~Launch() {
+    if (committed_) return;
+    exec_fifo.reset();
+    if (cgroup) (void)cgroup::remove_cgroup(*cgroup);
+    if (dir) (void)dir->remove();
+}
+
+Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const CreateOptions& options) {
+    TRY(spec::validate_container_id(options.id));
+    auto owned = std::make_unique<Launch>();
+    Launch& launch = *owned;
+    launch.bundle = TRY(load_bundle(options));
+    const spec::Spec& spec = launch.bundle.spec;
+    if (spec.process->terminal && options.console_socket.empty())
+        return fail_msg("process.terminal is true: --console-socket is required to receive the pty master");
+    auto cgroup_plan = TRY(cgroup::prepare_cgroup(spec, options.id, manager_of(runtime.cgroup_manager)));
+    launch.plan = TRY(process::prepare_container(
+        spec, process::PlanOptions{launch.bundle.rootfs, launch.bundle.dir, options.no_pivot, options.preserve_fds}));
+    launch.buffers = std::make_unique<process::ChildBuffers>();
+    if (!options.console_socket.empty()) launch.console_socket = TRY(connect_console_socket(options.console_socket));
+
+    // Everything above only read and checked; from here on things exist and the destructor rolls them back.
+    launch.dir.emplace(TRY(state::StateDir::create(runtime.root, options.id)));
+    TRY(write_file_atomic(launch.dir->fd(), "config.json", launch.bundle.config_text));
+    if (::mkfifoat(launch.dir->fd(), state::StateDir::exec_fifo, 0600) != 0)
+        return fail_sys(errno, "mkfifo", launch.dir->file(state::StateDir::exec_fifo));
+    // O_RDWR never blocks on a fifo and keeps a reader alive, so `start` can write without waiting.
+    launch.exec_fifo = TRY(open_fd_at(launch.dir->fd(), state::StateDir::exec_fifo, O_RDWR));
+    if (!cgroup_plan.disabled()) launch.cgroup.emplace(TRY(cgroup::create_cgroup(cgroup_plan)));
+
+    state::Record& r = launch.record;
+    r.id = options.id;
+    r.bundle = launch.bundle.dir;
+    r.rootfs = launch.bundle.rootfs;
+    r.created = now_rfc3339_nano();
+    r.owner = "root";
+    r.annotations = spec.annotations;
+    r.boot_id = TRY(state::read_boot_id());
+    if (launch.cgroup) {
+        r.cgroup_mount = launch.cgroup->mount();
+        r.cgroup_path = launch.cgroup->path();
+    }
+    return owned;
+}
+
+process::SpawnOptions spawn_options(const Launch& launch, process::Parent parent) {
+    process::SpawnOptions options;
+    options.cgroup_fd = launch.cgroup ? launch.cgroup->dir_fd() : -1;
+    options.parent = parent;
+    options.console_socket = launch.console_socket.get();
+    options.exec_fifo = launch.exec_fifo.get();
+    options.oom_score_adj = launch.bundle.spec.process->oom_score_adj;
+    options.hooks = &launch.bundle.spec.hooks;
+    const state::Record* record = &launch.record;
+    options.hook_state = [record](std::string_view status, pid_t pid) { return oci_state_json(*record, status, pid); };
+    return options;
+}
+
+Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std::string& pid_file) {
+    state::Record& r = launch.record;
+    r.pid = pid;
+    r.pid_start_time = TRY(state::read_proc_stat(pid)).start_time;
+    r.monitor_pid = monitor;
+    if (monitor > 0) r.monitor_start_time = TRY(state::read_proc_stat(monitor)).start_time;
+    TRY(launch.dir->write_record(r));
+    TRY(write_pid_file(pid_file, pid));
+    return {};
+}
+
+}  // namespace husk::container

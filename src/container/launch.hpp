@@ -1,0 +1,46 @@
+// Launch: what `create` and `run` share: load and check everything first (bad input leaves nothing behind),
+// then create the state dir, the cgroup and the exec fifo, with rollback until the container exists.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cgroup/cgroup.hpp"
+#include "container/bundle.hpp"
+#include "husk/container.hpp"
+#include "process/container_plan.hpp"
+#include "process/spawn.hpp"
+#include "state/state_dir.hpp"
+
+namespace husk::container {
+
+struct Launch {
+    Bundle bundle;
+    process::ContainerPlan plan;
+    std::unique_ptr<process::ChildBuffers> buffers;
+    std::optional<state::StateDir> dir;
+    std::optional<cgroup::Cgroup> cgroup;
+    UniqueFd exec_fifo;       // O_RDWR: handed to init
+    UniqueFd console_socket;  // connected --console-socket
+    state::Record record;
+
+    Launch() = default;
+    Launch(const Launch&) = delete;
+    Launch& operator=(const Launch&) = delete;
+    ~Launch();                // rolls back unless committed
+    void commit() { committed_ = true; }
+
+private:
+    bool committed_ = false;
+};
+
+Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const CreateOptions& options);
+
+// Spawn options for this launch, with the hook state JSON built from the record.
+process::SpawnOptions spawn_options(const Launch& launch, process::Parent parent);
+
+// Fills pid, start time and boot id, writes the record and the --pid-file.
+Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std::string& pid_file);
+
+}  // namespace husk::container

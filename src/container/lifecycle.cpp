@@ -1,0 +1,169 @@
+// start, state, kill, delete, list: the verbs that act on an existing container through its state dir.
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <thread>
+
+#include "base/fs.hpp"
+#include "base/sys.hpp"
+#include "base/time.hpp"
+#include "cgroup/cgroup.hpp"
+#include "container/observe.hpp"
+#include "hooks/hooks.hpp"
+#include "husk/container.hpp"
+#include "spec/parse.hpp"
+#include "state/process_identity.hpp"
+
+namespace husk {
+namespace {
+
+using container::Observed;
+using container::Status;
+
+struct Opened {
+    state::StateDir dir;
+    std::optional<state::Record> record;
+    Observed observed;
+};
+
+Result<Opened> open_container(const Runtime& runtime, const std::string& id, state::Lock lock) {
+    auto dir = TRY(state::StateDir::open(runtime.root, id));
+    TRY(dir.lock(lock));
+    std::optional<state::Record> record;
+    if (auto r = dir.read_record()) record = std::move(*r);
+    else if (r.error().err != ENOENT) return std::unexpected(r.error());
+    Observed observed = container::observe(dir, record);
+    return Opened{std::move(dir), std::move(record), observed};
+}
+
+// The hooks stored at create time (the bundle may be gone by delete).
+spec::Hooks stored_hooks(const state::StateDir& dir) {
+    auto text = read_file_at(dir.fd(), "config.json");
+    if (!text) return {};
+    auto spec = spec::parse_config(*text);
+    return spec ? spec->hooks : spec::Hooks{};
+}
+
+// Waits until init is gone, up to timeout.
+bool wait_gone(const state::Record& record, std::chrono::milliseconds timeout) {
+    auto pidfd = state::open_live_pidfd(record.pid, record.pid_start_time, record.boot_id);
+    if (!pidfd) return true;
+    pollfd p{pidfd->get(), POLLIN, 0};
+    return ::poll(&p, 1, static_cast<int>(timeout.count())) == 1;
+}
+
+Result<void> signal_init(const state::Record& record, int signal) {
+    auto pidfd = state::open_live_pidfd(record.pid, record.pid_start_time, record.boot_id);
+    if (!pidfd) return fail_msg("container not running");
+    if (sys::pidfd_send_signal(pidfd->get(), signal) != 0) return fail_sys(errno, "kill", std::to_string(record.pid));
+    return {};
+}
+
+}  // namespace
+
+Result<void> start_container(const Runtime& runtime, const std::string& id) {
+    auto c = TRY(open_container(runtime, id, state::Lock::exclusive));
+    switch (c.observed.status) {
+        case Status::created: break;
+        case Status::stopped: return fail_msg("cannot start a container that has stopped");
+        case Status::creating: return fail_msg("cannot start a container that is still being created");
+        default: return fail_msg("cannot start an already running container");
+    }
+    // Init holds the fifo open for reading; O_NONBLOCK turns "nobody is reading" into ENXIO, never a hang.
+    auto fifo = open_fd_at(c.dir.fd(), state::StateDir::exec_fifo, O_WRONLY | O_NONBLOCK);
+    if (!fifo) return fail_msg("cannot start container: init is not waiting (" + fifo.error().message() + ")");
+    if (::write(fifo->get(), "0", 1) != 1) return fail_sys(errno, "write", "exec.fifo");
+    ::unlinkat(c.dir.fd(), state::StateDir::exec_fifo, 0);
+    c.record->started = now_rfc3339_nano();
+    TRY(c.dir.write_record(*c.record));
+    // runtime.md: poststart hooks run after the user process started; a failure is a warning.
+    std::string state = container::oci_state_json(*c.record, "running", c.record->pid);
+    auto outcome = hooks::run_hooks(stored_hooks(c.dir).poststart, state, "poststart", hooks::OnFailure::warn);
+    if (outcome)
+        for (const auto& warning : outcome->warnings) std::fprintf(stderr, "husk: warning: %s\n", warning.c_str());
+    return {};
+}
+
+Result<std::string> container_state_json(const Runtime& runtime, const std::string& id) {
+    auto dir = TRY(state::StateDir::open(runtime.root, id));
+    std::optional<state::Record> record;
+    if (auto r = dir.read_record()) record = std::move(*r);
+    Observed observed = container::observe(dir, record);
+    if (!record) {
+        state::Record empty;
+        empty.id = id;
+        return container::oci_state_json(empty, container::status_name(observed.status), 0);
+    }
+    return container::oci_state_json(*record, container::status_name(observed.status), observed.pid);
+}
+
+Result<void> kill_container(const Runtime& runtime, const std::string& id, int signal, bool all) {
+    auto c = TRY(open_container(runtime, id, state::Lock::shared));
+    if (c.observed.status == Status::stopped || c.observed.status == Status::creating || !c.record)
+        return fail_msg("container not running");
+    if (all && !c.record->cgroup_path.empty())
+        return cgroup::kill_all(c.record->cgroup_mount, c.record->cgroup_path, signal);
+    return signal_init(*c.record, signal);
+}
+
+Result<std::vector<std::string>> delete_container(const Runtime& runtime, const std::string& id, bool force) {
+    auto opened = open_container(runtime, id, state::Lock::exclusive);
+    if (!opened) {
+        // Clients delete twice (containerd's shim always follows delete with delete --force): not an error.
+        if (force && std::string(opened.error().what) == "container does not exist") return std::vector<std::string>{};
+        return std::unexpected(opened.error());
+    }
+    Opened& c = *opened;
+    if (c.observed.status != Status::stopped) {
+        if (!force)
+            return fail_msg("cannot delete container " + id + " that is not stopped: " +
+                            container::status_name(c.observed.status));
+        if (c.record) {
+            if (!c.record->cgroup_path.empty()) (void)cgroup::kill_all(c.record->cgroup_mount, c.record->cgroup_path, SIGKILL);
+            (void)signal_init(*c.record, SIGKILL);
+            if (!wait_gone(*c.record, std::chrono::seconds(10))) return fail_msg("container init did not die after SIGKILL");
+        }
+    }
+    std::vector<std::string> warnings;
+    if (c.record) {
+        // runtime.md: poststop hooks run after the container is deleted... their failures are warnings.
+        std::string state = container::oci_state_json(*c.record, "stopped", 0);
+        auto outcome = hooks::run_hooks(stored_hooks(c.dir).poststop, state, "poststop", hooks::OnFailure::warn);
+        if (outcome) warnings = outcome->warnings;
+        if (!c.record->cgroup_path.empty()) {
+            // Without a pid namespace, processes may outlive init; runc kills them too before removing.
+            (void)cgroup::kill_all(c.record->cgroup_mount, c.record->cgroup_path, SIGKILL);
+            TRY(cgroup::remove_cgroup(c.record->cgroup_mount, c.record->cgroup_path));
+        }
+    }
+    TRY(c.dir.remove());
+    return warnings;
+}
+
+std::vector<ContainerSummary> list_containers(const Runtime& runtime) {
+    std::vector<ContainerSummary> out;
+    for (const auto& id : state::list_ids(runtime.root)) {
+        auto dir = state::StateDir::open(runtime.root, id);
+        if (!dir) continue;
+        std::optional<state::Record> record;
+        if (auto r = dir->read_record()) record = std::move(*r);
+        Observed observed = container::observe(*dir, record);
+        ContainerSummary s;
+        s.id = id;
+        s.pid = observed.pid;
+        s.status = container::status_name(observed.status);
+        if (record) {
+            s.bundle = record->bundle;
+            s.created = record->created;
+            s.owner = record->owner;
+        }
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+}  // namespace husk

@@ -1,0 +1,77 @@
+#include "container/observe.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "base/json_writer.hpp"
+#include "cgroup/cgroup.hpp"
+#include "state/process_identity.hpp"
+
+namespace husk::container {
+
+const char* status_name(Status status) {
+    switch (status) {
+        case Status::creating: return "creating";
+        case Status::created: return "created";
+        case Status::running: return "running";
+        case Status::paused: return "paused";
+        case Status::stopped: return "stopped";
+    }
+    return "unknown";
+}
+
+Observed observe(const state::StateDir& dir, const std::optional<state::Record>& record) {
+    if (!record) {
+        // No record yet: a create in progress holds the lock; otherwise it died half-way.
+        return Observed{dir.locked_by_other() ? Status::creating : Status::stopped, 0};
+    }
+    auto pidfd = state::open_live_pidfd(record->pid, record->pid_start_time, record->boot_id);
+    if (!pidfd) return Observed{Status::stopped, 0};
+    if (::faccessat(dir.fd(), state::StateDir::exec_fifo, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+        return Observed{Status::created, record->pid};
+    if (!record->cgroup_path.empty()) {
+        auto frozen = cgroup::is_frozen(record->cgroup_mount, record->cgroup_path);
+        if (frozen && *frozen) return Observed{Status::paused, record->pid};
+    }
+    return Observed{Status::running, record->pid};
+}
+
+std::string oci_state_json(const state::Record& record, std::string_view status, pid_t pid) {
+    JsonWriter w(JsonWriter::Style::pretty);
+    w.begin_object();
+    w.key("ociVersion").string("1.3.0");
+    w.key("id").string(record.id);
+    w.key("pid").integer(pid);
+    w.key("status").string(status);
+    w.key("bundle").string(record.bundle);
+    w.key("rootfs").string(record.rootfs);
+    w.key("created").string(record.created);
+    w.key("owner").string(record.owner);
+    w.key("annotations").begin_object();
+    for (const auto& [key, value] : record.annotations) w.key(key).string(value);
+    w.end_object();
+    w.key("husk").begin_object();
+    if (!record.started.empty()) w.key("started").string(record.started);
+    if (record.exit) {
+        w.key("finished").string(record.exit->finished);
+        w.key("exit").begin_object();
+        w.key("code").integer(record.exit->code);
+        w.key("signal").integer(record.exit->signal);
+        w.key("reason").string(record.exit->reason);
+        w.key("detail").string(record.exit->detail);
+        w.end_object();
+    } else if (status == "stopped" && !record.started.empty() &&
+               !state::open_live_pidfd(record.monitor_pid, record.monitor_start_time, record.boot_id)) {
+        // Init is gone and nobody recorded how: the monitor was lost (killed, or the machine rebooted).
+        w.key("exit").begin_object();
+        w.key("reason").string("unknown");
+        w.key("detail").string("the monitor did not record the exit (it was killed, or the host rebooted)");
+        w.end_object();
+    }
+    if (!record.cgroup_path.empty()) w.key("cgroupPath").string(record.cgroup_path);
+    w.end_object();
+    w.end_object();
+    return w.str();
+}
+
+}  // namespace husk::container

@@ -1,0 +1,123 @@
+#include "monitor/wait.hpp"
+
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+
+#include "base/sys.hpp"
+#include "husk/unique_fd.hpp"
+#include "process/sync.hpp"
+
+namespace husk::monitor {
+namespace {
+
+// PIDFD_GET_INFO (Linux 6.13) with PIDFD_INFO_EXIT (6.15): a pidfd reports the exit status of a process we did
+// not wait for. Defined here because Debian 12's kernel headers predate it.
+struct PidfdInfo {
+    std::uint64_t mask;
+    std::uint64_t cgroupid;
+    std::uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+    std::int32_t exit_code;
+};
+static_assert(sizeof(PidfdInfo) == 64, "PIDFD_INFO_SIZE_VER0");
+constexpr std::uint64_t pidfd_info_exit = 1u << 3;
+constexpr unsigned long pidfd_get_info = _IOWR(0xFF, 11, PidfdInfo);
+
+ExitStatus read_exit(int pidfd, Role role) {
+    if (role == Role::parent) {
+        siginfo_t info{};
+        while (::waitid(P_PIDFD, static_cast<id_t>(pidfd), &info, WEXITED) != 0) {
+            if (errno != EINTR) return ExitStatus{};
+        }
+        ExitStatus status;
+        status.known = true;
+        if (info.si_code == CLD_EXITED) {
+            status.code = info.si_status;
+        } else {
+            status.signal = info.si_status;
+            status.code = 128 + info.si_status;
+        }
+        return status;
+    }
+    PidfdInfo info{};
+    info.mask = pidfd_info_exit;
+    if (::ioctl(pidfd, pidfd_get_info, &info) != 0 || (info.mask & pidfd_info_exit) == 0) return ExitStatus{};
+    return decode_wait_status(info.exit_code);
+}
+
+}  // namespace
+
+ExitStatus decode_wait_status(int status) {
+    ExitStatus out;
+    out.known = true;
+    if (WIFEXITED(status)) {
+        out.code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+        out.signal = WTERMSIG(status);
+        out.code = 128 + out.signal;
+    }
+    return out;
+}
+
+Result<ExitStatus> wait_for_exit(int pidfd, const WaitOptions& options) {
+    UniqueFd epoll(::epoll_create1(EPOLL_CLOEXEC));
+    if (!epoll) return fail_sys(errno, "epoll_create1");
+    auto watch = [&](int fd) -> Result<void> {
+        epoll_event event{};
+        event.events = EPOLLIN;
+        event.data.fd = fd;
+        if (::epoll_ctl(epoll.get(), EPOLL_CTL_ADD, fd, &event) != 0) return fail_sys(errno, "epoll_ctl");
+        return {};
+    };
+    TRY(watch(pidfd));
+    int sync = options.sync;
+    if (sync >= 0) TRY(watch(sync));
+    UniqueFd signals;
+    if (options.forward) {
+        sigset_t set = *options.forward;
+        if (::sigprocmask(SIG_BLOCK, &set, nullptr) != 0) return fail_sys(errno, "sigprocmask");
+        signals.reset(::signalfd(-1, &set, SFD_CLOEXEC));
+        if (!signals) return fail_sys(errno, "signalfd");
+        TRY(watch(signals.get()));
+    }
+
+    std::string exec_error;
+    for (;;) {
+        epoll_event events[4];
+        int n = ::epoll_wait(epoll.get(), events, 4, -1);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return fail_sys(errno, "epoll_wait");
+        bool exited = false;
+        for (int i = 0; i < n; ++i) {
+            int fd = events[i].data.fd;
+            if (fd == pidfd) {
+                exited = true;
+            } else if (fd == sync) {
+                auto message = process::receive_message(sync);
+                if (message && message->type == process::SyncType::exec_failed) exec_error = message->error.message();
+                ::epoll_ctl(epoll.get(), EPOLL_CTL_DEL, sync, nullptr);  // one report at most; EOF after exec
+                sync = -1;
+            } else if (fd == signals.get()) {
+                signalfd_siginfo info{};
+                if (::read(signals.get(), &info, sizeof info) == sizeof info)
+                    sys::pidfd_send_signal(pidfd, static_cast<int>(info.ssi_signo));
+            }
+        }
+        if (!exited) continue;
+        // A failed execve is reported just before init exits; don't lose it to ordering.
+        if (sync >= 0) {
+            if (auto message = process::receive_message(sync); message && message->type == process::SyncType::exec_failed)
+                exec_error = message->error.message();
+        }
+        ExitStatus status = read_exit(pidfd, options.role);
+        status.exec_error = exec_error;
+        return status;
+    }
+}
+
+}  // namespace husk::monitor

@@ -1,0 +1,164 @@
+// The containment recipe. Everything here runs in the freshly cloned init: system calls only, no allocation,
+// no exceptions, no logging (STYLE.md rule 1). A failing step sends its Error to the parent and exits.
+#include "process/child_main.hpp"
+
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <sys/syscall.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "process/sync.hpp"
+
+namespace husk::process {
+namespace {
+
+[[noreturn]] void die(int sync, const Error& error, SyncType type = SyncType::error) noexcept {
+    (void)send_message(sync, type, &error);
+    ::_exit(type == SyncType::exec_failed ? 127 : 1);
+}
+
+// Runs one step; on failure reports "<step>: <error>" and exits.
+void step(int sync, const char* name, Result<void> result) noexcept {
+    if (result) return;
+    Error e = result.error();
+    e.context(name);
+    die(sync, e);
+}
+
+Result<void> check(int rc, const char* op, const char* subject = "") noexcept {
+    if (rc != 0) return fail_sys(errno, op, subject);
+    return {};
+}
+
+// A pty from the container's own devpts; the master goes to the parent (for --console-socket), the slave
+// becomes /dev/console and the controlling terminal on fds 0-2. runtime-spec config.md "process.terminal".
+Result<void> setup_console(const ContainerPlan& plan, int sync) noexcept {
+    int master = ::open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (master < 0) return fail_sys(errno, "open", "/dev/ptmx");
+    int unlock = 0;
+    if (::ioctl(master, TIOCSPTLCK, &unlock) != 0) return fail_sys(errno, "unlockpt");
+    int slave = ::ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (slave < 0) return fail_sys(errno, "open pty peer");
+    if (plan.exec.console_rows != 0 || plan.exec.console_columns != 0) {
+        winsize size{};
+        size.ws_row = plan.exec.console_rows;
+        size.ws_col = plan.exec.console_columns;
+        ::ioctl(slave, TIOCSWINSZ, &size);
+    }
+    TRY(send_message(sync, SyncType::console, nullptr, master));
+    ::close(master);
+    TRY(mnt::apply_console(plan.rootfs, slave));
+    TRY(check(::ioctl(slave, TIOCSCTTY, 0), "ioctl TIOCSCTTY"));
+    for (int fd = 0; fd < 3; ++fd) TRY(check(::dup2(slave, fd) == fd ? 0 : -1, "dup2", "console"));
+    ::close(slave);
+    return {};
+}
+
+// Every inherited fd above 2 except the preserved ones gets CLOEXEC, so the workload sees only 0-2 and
+// 3..3+preserve_fds-1 (CVE-2024-21626 class: nothing of the host may leak in).
+Result<void> seal_fds(const ExecPlan& exec) noexcept {
+    unsigned first_closed = 3u + static_cast<unsigned>(exec.preserve_fds);
+    if (::syscall(SYS_close_range, first_closed, ~0u, CLOSE_RANGE_CLOEXEC) != 0) return fail_sys(errno, "close_range");
+    for (int fd = 3; fd < 3 + exec.preserve_fds; ++fd) {
+        if (::fcntl(fd, F_SETFD, 0) != 0) return fail_sys(errno, "preserve fd");
+    }
+    return {};
+}
+
+// After pivot_root and chdir, the working directory must be reachable from the container's root: getcwd
+// says "(unreachable)" for a directory outside it.
+Result<void> enter_cwd(const ExecPlan& exec) noexcept {
+    if (::chdir(exec.cwd.c_str()) != 0) return fail_sys(errno, "chdir", exec.cwd.c_str());
+    char buffer[4096];
+    if (::getcwd(buffer, sizeof buffer) == nullptr || buffer[0] != '/')
+        return fail_sys(EPERM, "process.cwd is outside the container root", exec.cwd.c_str());
+    return {};
+}
+
+Result<void> wait_for_start(int fifo) noexcept {
+    char byte;
+    for (;;) {
+        ssize_t n = ::read(fifo, &byte, 1);
+        if (n == 1) return {};
+        if (n < 0 && errno == EINTR) continue;
+        return fail_sys(n < 0 ? errno : EPIPE, "wait for start", "exec.fifo");
+    }
+}
+
+}  // namespace
+
+[[noreturn]] void child_main(const ContainerPlan& plan, ChildFds fds, ChildBuffers& buffers) noexcept {
+    const int sync = fds.sync;
+    const ExecPlan& exec = plan.exec;
+
+    // 0. The parent writes uid_map/gid_map and oom_score_adj, then lets us go.
+    if (auto go = receive_message(sync); !go || go->type != SyncType::go) ::_exit(1);
+
+    // 1. Join namespaces given by path; user first (config-linux.md "Namespaces").
+    step(sync, "namespaces", ns::apply_namespaces(plan.namespaces));
+    // 2. A new session, so a console can become our controlling terminal; root inside a user namespace.
+    ::setsid();
+    if (plan.namespaces.new_user || plan.namespaces.join_user) {
+        step(sync, "user namespace", check(::setresgid(0, 0, 0), "setresgid", "0"));
+        step(sync, "user namespace", check(::setresuid(0, 0, 0), "setresuid", "0"));
+    }
+    // 3. hostname and domainname (config.md "Hostname", "Domainname"), loopback up in a new netns.
+    if (exec.set_hostname)
+        step(sync, "hostname", check(::sethostname(exec.hostname.data(), exec.hostname.size()), "sethostname"));
+    if (exec.set_domainname)
+        step(sync, "domainname",
+             check(::setdomainname(exec.domainname.data(), exec.domainname.size()), "setdomainname"));
+    if (plan.namespaces.new_net) step(sync, "loopback", net::apply_loopback_up(plan.loopback));
+    // 4. Mounts: propagation, rootfs bind, config.md "Mounts" in order, /dev, linux.devices.
+    step(sync, "rootfs", mnt::apply_mounts(plan.rootfs));
+    // 5. prestart + createRuntime hooks run in the parent now (runtime.md "Lifecycle" steps 5-6); we get the
+    //    state JSON for our own hooks back, then run createContainer hooks before pivot_root.
+    step(sync, "sync", send_message(sync, SyncType::hooks_request));
+    auto done = receive_message(sync, nullptr, buffers.state_json.data(), buffers.state_json.size());
+    if (!done || done->type != SyncType::hooks_done) ::_exit(1);
+    const char* state_json = buffers.state_json.data();
+    const std::size_t state_length = done->payload_length;
+    step(sync, "createContainer hook", hooks::apply_child_hooks(plan.create_container_hooks, state_json, state_length));
+    // 6. pivot_root (or MS_MOVE + chroot with --no-pivot).
+    step(sync, "pivot root", mnt::apply_pivot(plan.rootfs));
+    // 7. The console comes after the user's mounts and before the rootfs is made read-only.
+    if (exec.terminal) step(sync, "console", setup_console(plan, sync));
+    // 8. sysctl through the container's own /proc (config-linux.md "Sysctl").
+    step(sync, "sysctl", sysctl::apply_sysctl(plan.sysctl));
+    // 9. maskedPaths, readonlyPaths, read-only root.
+    step(sync, "rootfs", mnt::apply_finalize(plan.rootfs));
+    // 10. rlimits while we still hold CAP_SYS_RESOURCE.
+    step(sync, "rlimits", rlimit::apply_rlimits(plan.rlimits));
+    // 11. cwd, inside the new root.
+    step(sync, "cwd", enter_cwd(exec));
+    // 12. Credentials in DESIGN.md section 6 order: bounding set, ids, capabilities, umask, no_new_privs.
+    step(sync, "capabilities", caps::apply_bounding(plan.credentials));
+    step(sync, "user", caps::apply_ids(plan.credentials));
+    step(sync, "capabilities", caps::apply_capabilities(plan.credentials));
+    caps::apply_umask(plan.credentials);
+    if (exec.no_new_privileges)
+        step(sync, "noNewPrivileges", check(::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl PR_SET_NO_NEW_PRIVS"));
+    // 13. The executable must exist now: a missing binary fails `create`, as with runc.
+    auto executable = find_executable(exec);
+    if (!executable) die(sync, executable.error());
+    // 14. Nothing but 0-2 and --preserve-fds may reach the workload.
+    step(sync, "fds", seal_fds(exec));
+    // 15. Created: wait until `husk start` writes to the exec fifo.
+    step(sync, "sync", send_message(sync, SyncType::created));
+    step(sync, "start", wait_for_start(fds.exec_fifo));
+    // 16. startContainer hooks, then the workload.
+    if (auto r = hooks::apply_child_hooks(plan.start_container_hooks, state_json, state_length); !r) {
+        Error e = r.error();
+        die(sync, e.context("startContainer hook"), SyncType::exec_failed);
+    }
+    ::execve(*executable, exec.argv.data(), exec.envp.data());
+    die(sync, Error::sys(errno, "exec", *executable), SyncType::exec_failed);
+}
+
+}  // namespace husk::process

@@ -1,0 +1,15 @@
+// child_main: the container init from clone3 to execve, as one ordered recipe.
+#pragma once
+
+#include "process/container_plan.hpp"
+
+namespace husk::process {
+
+struct ChildFds {
+    int sync = -1;       // our end of the sync socketpair
+    int exec_fifo = -1;  // <state>/exec.fifo opened O_RDWR: blocks in read() until `husk start` writes
+};
+
+[[noreturn]] void child_main(const ContainerPlan& plan, ChildFds fds, ChildBuffers& buffers) noexcept;
+
+}  // namespace husk::process

@@ -1,0 +1,47 @@
+// ContainerPlan: every module's prepared plan for one container init, built in the parent before clone3.
+// The child reads it (its own copy-on-write view) and only makes system calls.
+#pragma once
+
+#include <array>
+#include <string>
+
+#include "caps/credentials.hpp"
+#include "hooks/hooks.hpp"
+#include "mnt/rootfs.hpp"
+#include "net/loopback.hpp"
+#include "ns/namespaces.hpp"
+#include "process/exec_plan.hpp"
+#include "rlimit/rlimits.hpp"
+#include "sysctl/sysctl.hpp"
+
+namespace husk::process {
+
+struct PlanOptions {
+    std::string rootfs;  // absolute, resolved
+    std::string bundle;
+    bool no_pivot = false;
+    int preserve_fds = 0;
+};
+
+struct ContainerPlan {
+    ns::NamespacePlan namespaces;
+    mnt::RootfsPlan rootfs;
+    caps::CredentialsPlan credentials;
+    rlimit::RlimitPlan rlimits;
+    net::LoopbackPlan loopback;
+    sysctl::SysctlPlan sysctl;
+    hooks::ChildHooksPlan create_container_hooks;
+    hooks::ChildHooksPlan start_container_hooks;
+    ExecPlan exec;
+    bool has_create_hooks = false;  // prestart or createRuntime: the child stops for the parent to run them
+};
+
+Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOptions& options);
+
+// The child's scratch space: received hook state JSON. Lives in the parent's memory before clone3, so the child
+// never allocates.
+struct ChildBuffers {
+    std::array<char, 65536> state_json{};
+};
+
+}  // namespace husk::process

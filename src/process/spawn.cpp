@@ -1,0 +1,129 @@
+#include "process/spawn.hpp"
+
+#include <linux/sched.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <cstring>
+#include <csignal>
+#include <string>
+
+#include "base/fs.hpp"
+#include "base/sys.hpp"
+#include "hooks/hooks.hpp"
+#include "process/child_main.hpp"
+#include "process/sync.hpp"
+
+namespace husk::process {
+namespace {
+
+// Sends the pty master to the --console-socket peer, as runc does (one fd in SCM_RIGHTS).
+Result<void> forward_console(int console_socket, int master) {
+    if (console_socket < 0) return fail_msg("process.terminal is true but no --console-socket was given");
+    char name[] = "/dev/ptmx";
+    iovec iov{name, sizeof name - 1};
+    msghdr header{};
+    header.msg_iov = &iov;
+    header.msg_iovlen = 1;
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    header.msg_control = control;
+    header.msg_controllen = sizeof control;
+    cmsghdr* cmsg = CMSG_FIRSTHDR(&header);
+    cmsg->cmsg_level = SOL_SOCKET;
+    cmsg->cmsg_type = SCM_RIGHTS;
+    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(cmsg), &master, sizeof master);
+    if (::sendmsg(console_socket, &header, MSG_NOSIGNAL) < 0) return fail_sys(errno, "send to console socket");
+    return {};
+}
+
+// Runs the parent-side steps the child asks for until it reports `created` (or fails).
+Result<void> drive_setup(const Spawned& child, int sync, const SpawnOptions& options) {
+    for (;;) {
+        UniqueFd fd;
+        auto message = receive_message(sync, &fd);
+        if (!message) return fail_msg("container init exited during setup");
+        switch (message->type) {
+            case SyncType::hooks_request: {
+                std::string creating = options.hook_state("creating", child.pid);
+                if (options.hooks != nullptr) {
+                    TRY(hooks::run_hooks(options.hooks->prestart, creating, "prestart", hooks::OnFailure::fail));
+                    TRY(hooks::run_hooks(options.hooks->create_runtime, creating, "createRuntime", hooks::OnFailure::fail));
+                }
+                std::string created = options.hook_state("created", child.pid);
+                TRY(send_message(sync, SyncType::hooks_done, nullptr, -1, created.data(), created.size()));
+                break;
+            }
+            case SyncType::console:
+                TRY(forward_console(options.console_socket, fd.get()));
+                break;
+            case SyncType::created:
+                return {};
+            case SyncType::error:
+            case SyncType::exec_failed:
+                return fail(message->error);
+            default:
+                return fail_sys(EPROTO, "sync receive");
+        }
+    }
+}
+
+void abandon(const Spawned& child, const SpawnOptions& options) {
+    sys::pidfd_send_signal(child.pidfd.get(), SIGKILL);
+    if (options.parent == Parent::spawner) {
+        siginfo_t info{};
+        ::waitid(P_PIDFD, static_cast<id_t>(child.pidfd.get()), &info, WEXITED);
+    }
+}
+
+}  // namespace
+
+Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, const SpawnOptions& options) {
+    int pair[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return fail_sys(errno, "socketpair");
+    UniqueFd parent_end(pair[0]), child_end(pair[1]);
+
+    auto for_children = TRY(ns::ForChildren::enter(plan.namespaces));
+    int pidfd = -1;
+    clone_args args{};
+    args.flags = plan.namespaces.clone_flags | CLONE_PIDFD;
+    args.pidfd = reinterpret_cast<std::uint64_t>(&pidfd);
+    // With CLONE_PARENT the kernel takes the exit signal from us and requires 0 here.
+    args.exit_signal = options.parent == Parent::spawner ? SIGCHLD : 0;
+    if (options.parent == Parent::spawners_parent) args.flags |= CLONE_PARENT;
+    if (options.cgroup_fd >= 0) {
+        args.flags |= CLONE_INTO_CGROUP;
+        args.cgroup = static_cast<std::uint64_t>(options.cgroup_fd);
+    }
+    long pid = sys::clone3(&args);
+    if (pid == 0) child_main(plan, ChildFds{child_end.get(), options.exec_fifo}, buffers);
+    int clone_errno = errno;
+    auto restored = for_children.restore();
+    if (pid < 0) return fail_sys(clone_errno, "clone3", "container init");
+    Spawned child{static_cast<pid_t>(pid), UniqueFd(pidfd), {}};
+    child_end.reset();
+    if (!restored) {
+        abandon(child, options);
+        return std::unexpected(restored.error());
+    }
+
+    auto setup = [&]() -> Result<void> {
+        TRY(ns::write_id_maps(plan.namespaces, child.pid));
+        if (options.oom_score_adj) {
+            auto r = write_existing_file("/proc/" + std::to_string(child.pid) + "/oom_score_adj",
+                                         std::to_string(*options.oom_score_adj));
+            if (!r) return fail(r.error().context("process.oomScoreAdj"));
+        }
+        TRY(send_message(parent_end.get(), SyncType::go));
+        return drive_setup(child, parent_end.get(), options);
+    };
+    if (auto r = setup(); !r) {
+        abandon(child, options);
+        return std::unexpected(r.error());
+    }
+    child.sync = std::move(parent_end);
+    return child;
+}
+
+}  // namespace husk::process

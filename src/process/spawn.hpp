@@ -1,0 +1,39 @@
+// spawn_init: clone3 the container init into its namespaces and cgroup, drive it through setup over the sync
+// socket (id maps, hooks, console), and return once it waits for `start`.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "husk/error.hpp"
+#include "husk/spec.hpp"
+#include "husk/unique_fd.hpp"
+#include "process/container_plan.hpp"
+
+namespace husk::process {
+
+enum class Parent { spawner, spawners_parent };  // who init's parent is: us, or (CLONE_PARENT) our parent
+
+struct SpawnOptions {
+    int cgroup_fd = -1;        // CLONE_INTO_CGROUP when >= 0
+    Parent parent = Parent::spawner;
+    int console_socket = -1;   // where the pty master goes (--console-socket), when process.terminal
+    int exec_fifo = -1;        // O_RDWR fd of <state>/exec.fifo, inherited by init
+    std::optional<int> oom_score_adj;
+    const spec::Hooks* hooks = nullptr;   // prestart + createRuntime run here, in the runtime namespace
+    // The OCI state JSON for hooks, given the status to report and init's pid.
+    std::function<std::string(std::string_view status, pid_t pid)> hook_state;
+};
+
+struct Spawned {
+    pid_t pid = 0;
+    UniqueFd pidfd;
+    UniqueFd sync;  // stays open: init reports a failed execve after start through it
+};
+
+Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, const SpawnOptions& options);
+
+}  // namespace husk::process

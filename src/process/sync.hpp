@@ -1,0 +1,37 @@
+// The parent<->child sync protocol over a SOCK_SEQPACKET socketpair: small fixed-size typed messages, an
+// optional fd (SCM_RIGHTS) and an optional payload datagram. Both sides are allocation-free.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "husk/error.hpp"
+#include "husk/unique_fd.hpp"
+
+namespace husk::process {
+
+enum class SyncType : std::uint32_t {
+    go = 1,            // parent → child: id maps written, start setting up
+    hooks_request,     // child → parent: mounts are in place, run prestart + createRuntime hooks
+    hooks_done,        // parent → child: hooks ran; payload = the state JSON for the child's own hooks
+    console,           // child → parent: the pty master (fd attached)
+    created,           // child → parent: setup complete, waiting for start
+    error,             // child → parent: setup failed (error attached), the child exits
+    exec_failed,       // child → monitor: execve failed after start
+};
+
+struct SyncMessage {
+    SyncType type{};
+    std::uint32_t payload_length = 0;  // bytes in the datagram that follows, if any
+    Error error;
+};
+
+Result<void> send_message(int socket, SyncType type, const Error* error = nullptr, int fd = -1,
+                          const char* payload = nullptr, std::size_t payload_length = 0) noexcept;
+
+// Receives one message. A received fd is stored in *fd (when fd != nullptr); a payload is read into
+// payload[0..capacity). EOF (the peer is gone) is reported as an EPIPE error.
+Result<SyncMessage> receive_message(int socket, UniqueFd* fd = nullptr, char* payload = nullptr,
+                                    std::size_t capacity = 0) noexcept;
+
+}  // namespace husk::process
