@@ -1,0 +1,10 @@
+#!/bin/sh
+# README's test command: installs what is needed, builds, and runs every test suite (unit, integration).
+# Run as root from anywhere: tests/run.sh
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+"$top/tests/install-deps.sh" --tests
+build="$top/build"
+[ -d "$build" ] || meson setup "$build" "$top"
+ninja -C "$build"
+meson test -C "$build" --print-errorlogs
