@@ -1,0 +1,179 @@
+// prepare_cgroup (parent, pure apart from reading the hierarchy), create_cgroup and remove_cgroup.
+#include "cgroup/cgroup.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <thread>
+
+#include "cgroup/device_filter.hpp"
+#include "cgroup/hierarchy.hpp"
+#include "cgroup/resources_check.hpp"
+
+namespace husk::cgroup {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::vector<std::string> components(const std::string& path) {
+    std::vector<std::string> out;
+    std::string rest = relative_to_root(path);
+    for (std::size_t at = 0; at <= rest.size();) {
+        std::size_t slash = std::min(rest.find('/', at), rest.size());
+        out.push_back(rest.substr(at, slash - at));
+        at = slash + 1;
+    }
+    return out;
+}
+
+std::string parent_of(const std::string& path) {
+    std::size_t slash = path.rfind('/');
+    return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+}
+
+// One pass of mkdir -p, opening each level relative to the one above (cgroupfs has no symlinks, and
+// O_NOFOLLOW keeps it that way). Records what it made in `created`, relative to the root.
+Result<UniqueFd> try_make_path(int root_fd, const std::string& mount, const std::string& path,
+                               std::vector<std::string>& created) {
+    UniqueFd current;
+    int parent = root_fd;
+    std::string relative;
+    for (const std::string& name : components(path)) {
+        relative += (relative.empty() ? "" : "/") + name;
+        if (::mkdirat(parent, name.c_str(), 0755) == 0) {
+            if (std::find(created.begin(), created.end(), relative) == created.end()) created.push_back(relative);
+        } else if (errno != EEXIST) {
+            return fail_sys(errno, "mkdir", mount + "/" + relative);
+        }
+        int fd = ::openat(parent, name.c_str(), O_DIRECTORY | O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) return fail_sys(errno, "open", mount + "/" + relative);
+        current.reset(fd);
+        parent = current.get();
+    }
+    return current;
+}
+
+// A concurrent remove_cgroup may rmdir an empty /husk/... ancestor between our mkdir and the next level
+// (ENOENT): start again, a few times.
+Result<UniqueFd> make_path(int root_fd, const std::string& mount, const std::string& path,
+                           std::vector<std::string>& created) {
+    for (int attempt = 1;; ++attempt) {
+        auto leaf = try_make_path(root_fd, mount, path, created);
+        if (leaf || leaf.error().err != ENOENT || attempt == 4) return leaf;
+    }
+}
+
+// rmdir, waiting up to about a second while the kernel still counts exiting processes (EBUSY).
+Result<void> remove_dir(int root_fd, const std::string& relative, const std::string& where) {
+    auto deadline = std::chrono::steady_clock::now() + 1s;
+    for (auto delay = 5ms;; delay = std::min(delay * 2, std::chrono::milliseconds(100))) {
+        if (::unlinkat(root_fd, relative.c_str(), AT_REMOVEDIR) == 0 || errno == ENOENT) return {};
+        if (errno != EBUSY || std::chrono::steady_clock::now() >= deadline) return fail_sys(errno, "rmdir", where);
+        std::this_thread::sleep_for(delay);
+    }
+}
+
+// Removes a cgroup and the child cgroups below it, deepest first (a cgroup with children is EBUSY).
+Result<void> remove_tree(int root_fd, const std::string& relative, const std::string& where) {
+    int fd = ::openat(root_fd, relative.c_str(), O_DIRECTORY | O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? Result<void>() : fail_sys(errno, "open", where);
+    UniqueFd dir(fd);
+    std::vector<std::string> children = TRY(list_child_cgroups(dir.get(), where));
+    for (const std::string& child : children)
+        TRY(remove_tree(root_fd, relative + "/" + child, where + "/" + child));
+    return remove_dir(root_fd, relative, where);
+}
+
+// Undoes a partial create_cgroup unless dismissed.
+class Rollback {
+public:
+    Rollback(int root_fd, const std::vector<std::string>& created) : root_fd_(root_fd), created_(created) {}
+    ~Rollback() {
+        if (!armed_) return;
+        for (auto it = created_.rbegin(); it != created_.rend(); ++it) ::unlinkat(root_fd_, it->c_str(), AT_REMOVEDIR);
+    }
+    void dismiss() { armed_ = false; }
+
+private:
+    int root_fd_;
+    const std::vector<std::string>& created_;
+    bool armed_ = true;
+};
+
+}  // namespace
+
+Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, std::string_view container_id, Manager manager) {
+    static const spec::Resources no_resources;
+    const spec::Resources& resources =
+        spec.linux && spec.linux->resources ? *spec.linux->resources : no_resources;
+    std::vector<ResourceRequest> requests = TRY(list_resource_requests(resources));
+
+    CgroupPlan plan;
+    plan.manager = manager;
+    if (manager == Manager::disabled) {
+        if (!resources.devices.empty())
+            return fail_msg("linux.resources.devices: the device allow-list needs a cgroup, but the cgroup "
+                            "manager is disabled");
+        TRY(check_no_resource_requests(requests));
+        return plan;
+    }
+
+    plan.path = TRY(resolve_cgroup_path(spec.linux ? spec.linux->cgroups_path : std::string(), container_id));
+    if (!resources.devices.empty()) {
+        plan.device_program = TRY(compile_device_program(resources.devices));
+        plan.has_device_rules = true;
+    }
+    plan.mount = TRY(find_v2_mount());
+    if (!requests.empty()) {
+        ControllerFacts facts = TRY(read_controller_facts(plan.mount, plan.path));
+        TRY(check_resource_requests(requests, facts));
+    }
+    return plan;
+}
+
+Result<Cgroup> create_cgroup(const CgroupPlan& plan) {
+    if (plan.disabled()) return fail_msg("create cgroup: the cgroup manager is disabled");
+    TRY(validate_cgroup_path(plan.path));
+    UniqueFd root = TRY(open_v2_root(plan.mount));
+    std::string where = plan.mount + plan.path;
+
+    std::vector<std::string> created;
+    Rollback rollback(root.get(), created);
+    UniqueFd leaf = TRY(make_path(root.get(), plan.mount, plan.path, created));
+    bool leaf_is_new = !created.empty() && created.back() == relative_to_root(plan.path);
+    if (!leaf_is_new) {
+        // cgroup.events "populated" covers descendants too: any live process below means someone uses it.
+        std::string events = TRY(read_cgroup_file(leaf.get(), "cgroup.events", where));
+        if (flat_keyed_value(events, "populated") != 0)
+            return fail_msg("cgroup \"" + where + "\" already has processes; husk will not share it");
+    }
+    if (plan.has_device_rules) TRY(attach_device_program(leaf.get(), plan.device_program, where));
+    rollback.dismiss();
+    return Cgroup(std::move(leaf), plan.mount, plan.path, std::move(created));
+}
+
+Result<void> remove_cgroup(const std::string& mount, const std::string& path) {
+    TRY(validate_cgroup_path(path));
+    UniqueFd root = TRY(open_v2_root(mount));
+    TRY(remove_tree(root.get(), relative_to_root(path), mount + path));
+    // Ancestors strictly inside /husk are husk's own; another container may still use them (EBUSY) or be
+    // creating below them (create_cgroup retries), so stop quietly at the first that is not empty.
+    std::string subtree = std::string(husk_subtree) + "/";
+    for (std::string dir = parent_of(path); dir.starts_with(subtree); dir = parent_of(dir))
+        if (::unlinkat(root.get(), relative_to_root(dir).c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) break;
+    return {};
+}
+
+Result<void> remove_cgroup(const Cgroup& cgroup) {
+    UniqueFd root = TRY(open_v2_root(cgroup.mount()));
+    TRY(remove_tree(root.get(), relative_to_root(cgroup.path()), cgroup.mount() + cgroup.path()));
+    const std::vector<std::string>& created = cgroup.created();
+    for (auto it = created.rbegin(); it != created.rend(); ++it)
+        if (::unlinkat(root.get(), it->c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) break;
+    return {};
+}
+
+}  // namespace husk::cgroup

@@ -1,0 +1,90 @@
+// The container's cgroup on the cgroup v2 hierarchy: where it lives, its device allow-list (an eBPF program),
+// and the operations on a live cgroup (procs, kill, freeze, removal). cgroup v1 is never written.
+#pragma once
+
+#include <linux/bpf.h>
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "husk/error.hpp"
+#include "husk/spec.hpp"
+#include "husk/unique_fd.hpp"
+
+namespace husk::cgroup {
+
+// --cgroup-manager: cgroupfs writes the v2 hierarchy directly; disabled runs the container in the caller's
+// cgroup and refuses every linux.resources entry (nothing could enforce it).
+enum class Manager { cgroupfs, disabled };
+
+// What create_cgroup needs, computed in the parent before anything is created.
+struct CgroupPlan {
+    Manager manager = Manager::disabled;
+    std::string mount;  // the v2 mount point, e.g. "/sys/fs/cgroup/unified"; empty when disabled
+    std::string path;   // relative to the v2 root, always absolute form: "/husk/<id>"; empty when disabled
+    std::vector<bpf_insn> device_program;  // BPF_PROG_TYPE_CGROUP_DEVICE, compiled from linux.resources.devices
+    bool has_device_rules = false;         // false: attach nothing (no rules = every device allowed, as runc)
+
+    bool disabled() const noexcept { return manager == Manager::disabled; }
+};
+
+// Validates linux.cgroupsPath and linux.resources, finds the v2 mount and compiles the device program.
+// Every resource limit is refused (fail closed) until limits are implemented; the message names the field
+// and says whether its controller is missing from the v2 hierarchy (hybrid host) or merely unsupported.
+Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, std::string_view container_id, Manager manager);
+
+// A created cgroup. Owns a directory fd opened O_RDONLY (CLONE_INTO_CGROUP refuses an O_PATH fd).
+class Cgroup {
+public:
+    int dir_fd() const noexcept { return dir_.get(); }
+    const std::string& mount() const noexcept { return mount_; }
+    const std::string& path() const noexcept { return path_; }  // relative to the v2 root, as stored in state
+    // Directories create_cgroup made (relative to the mount, parents first); the leaf is last when created.
+    const std::vector<std::string>& created() const noexcept { return created_; }
+
+private:
+    friend Result<Cgroup> create_cgroup(const CgroupPlan& plan);
+    Cgroup(UniqueFd dir, std::string mount, std::string path, std::vector<std::string> created)
+        : dir_(std::move(dir)), mount_(std::move(mount)), path_(std::move(path)), created_(std::move(created)) {}
+
+    UniqueFd dir_;
+    std::string mount_;
+    std::string path_;
+    std::vector<std::string> created_;
+};
+
+// mkdir -p of plan.path under plan.mount, then loads and attaches the device program (BPF_CGROUP_DEVICE,
+// BPF_F_ALLOW_MULTI). An existing leaf is reused only when no process lives in it (runc refuses too).
+// On failure every directory it made is removed again. Must not be called for a disabled plan.
+Result<Cgroup> create_cgroup(const CgroupPlan& plan);
+
+// Removes the leaf (and any child cgroups the container made), retrying briefly while exiting processes
+// still hold it (EBUSY); then removes ancestors that became empty, but only strictly below husk's own
+// "/husk" subtree. A leaf that is already gone is not an error.
+Result<void> remove_cgroup(const std::string& mount, const std::string& path);
+// Rollback after a failed create: removes the leaf and exactly the ancestors create_cgroup made, if empty.
+Result<void> remove_cgroup(const Cgroup& cgroup);
+
+// The pids in the cgroup's own cgroup.procs (not its descendants).
+Result<std::vector<pid_t>> read_procs(const std::string& mount, const std::string& path);
+
+// Signals every process of the cgroup and its descendants. SIGKILL uses cgroup.kill when the kernel has it;
+// otherwise the cgroup is frozen, each process signalled through a pidfd, and thawed again (unless it was
+// frozen before), so nothing can fork away in between. A pid is signalled only while /proc/PID/cgroup still
+// puts it inside path.
+Result<void> kill_all(const std::string& mount, const std::string& path, int signal);
+
+// Writes cgroup.freeze and waits until cgroup.events reports the new state. A freeze that does not settle
+// within the timeout is undone (best effort) and reported as ETIMEDOUT.
+Result<void> set_frozen(const std::string& mount, const std::string& path, bool frozen,
+                        std::chrono::milliseconds timeout = std::chrono::seconds(5));
+// True when husk (or anyone) asked the cgroup itself to be frozen (cgroup.freeze is 1).
+Result<bool> is_frozen(const std::string& mount, const std::string& path);
+
+// The mount point of the first cgroup2 mount in /proc/self/mountinfo.
+Result<std::string> find_v2_mount();
+
+}  // namespace husk::cgroup

@@ -1,0 +1,202 @@
+#include "cgroup/device_filter.hpp"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <limits>
+#include <optional>
+
+#include "husk/unique_fd.hpp"
+
+namespace husk::cgroup {
+namespace {
+
+// Registers after the prologue: r2 device type, r3 requested access, r4 major, r5 minor
+// (struct bpf_cgroup_dev_ctx: access_type = (BPF_DEVCG_ACC_* << 16) | BPF_DEVCG_DEV_*, major, minor).
+constexpr std::uint8_t ctx = BPF_REG_1, type_reg = BPF_REG_2, access_reg = BPF_REG_3, major_reg = BPF_REG_4,
+                       minor_reg = BPF_REG_5;
+
+struct Matcher {
+    std::optional<std::uint32_t> type, major, minor;  // nullopt = any
+    std::uint32_t access = 0;                         // BPF_DEVCG_ACC_* bits
+    bool allow = false;
+
+    bool matches_everything() const { return !type && !major && !minor; }
+};
+
+bpf_insn make(std::uint8_t code, std::uint8_t dst, std::int16_t off, std::int32_t imm) {
+    bpf_insn insn{};
+    insn.code = code;
+    insn.dst_reg = dst & 0xf;
+    insn.src_reg = 0;
+    insn.off = off;
+    insn.imm = imm;
+    return insn;
+}
+bpf_insn load_word(std::uint8_t dst, std::int16_t off) {
+    bpf_insn insn = make(BPF_LDX | BPF_MEM | BPF_W, dst, off, 0);
+    insn.src_reg = ctx;
+    return insn;
+}
+// 32-bit compares: majors and minors are u32 in the context, and a 64-bit compare would sign-extend imm.
+bpf_insn jump32_if(std::uint8_t op, std::uint8_t reg, std::uint32_t value, std::int16_t off) {
+    return make(BPF_JMP32 | op | BPF_K, reg, off, static_cast<std::int32_t>(value));
+}
+bpf_insn jump(std::int16_t off) { return make(BPF_JMP | BPF_JA, 0, off, 0); }
+// r0 = value; exit. Two instructions.
+void emit_return(std::vector<bpf_insn>& out, int value) {
+    out.push_back(make(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, value));
+    out.push_back(make(BPF_JMP | BPF_EXIT, 0, 0, 0));
+}
+
+std::string field(std::size_t index, const char* name) {
+    return "linux.resources.devices[" + std::to_string(index) + "]." + name;
+}
+
+Result<std::optional<std::uint32_t>> parse_number(const std::optional<std::int64_t>& value, std::size_t index,
+                                                  const char* name) {
+    if (!value || *value == -1) return std::optional<std::uint32_t>();  // absent (or runc's -1) = wildcard
+    if (*value < 0 || *value > std::numeric_limits<std::uint32_t>::max())
+        return fail_msg(field(index, name) + ": " + std::to_string(*value) + " is not a device number");
+    return std::optional<std::uint32_t>(static_cast<std::uint32_t>(*value));
+}
+
+Result<Matcher> parse_rule(const spec::DeviceRule& rule, std::size_t index) {
+    Matcher m;
+    m.allow = rule.allow;
+    if (rule.type == "c")
+        m.type = BPF_DEVCG_DEV_CHAR;
+    else if (rule.type == "b")
+        m.type = BPF_DEVCG_DEV_BLOCK;
+    else if (!rule.type.empty() && rule.type != "a")
+        return fail_msg(field(index, "type") + ": unknown device type \"" + rule.type + "\" (want a, c or b)");
+    m.major = TRY(parse_number(rule.major, index, "major"));
+    m.minor = TRY(parse_number(rule.minor, index, "minor"));
+    for (char c : rule.access.empty() ? std::string("rwm") : rule.access) {
+        if (c == 'r')
+            m.access |= BPF_DEVCG_ACC_READ;
+        else if (c == 'w')
+            m.access |= BPF_DEVCG_ACC_WRITE;
+        else if (c == 'm')
+            m.access |= BPF_DEVCG_ACC_MKNOD;
+        else
+            return fail_msg(field(index, "access") + ": \"" + rule.access + "\" is not a combination of r, w, m");
+    }
+    return m;
+}
+
+// One rule: fall through to the next rule unless type, major and minor all match; then decide.
+// Allow jumps to the end of the section (the bit is granted); deny returns 0 at once.
+void emit_rule(const Matcher& m, std::vector<bpf_insn>& out, std::vector<std::size_t>& jumps_to_end) {
+    std::vector<bpf_insn> conditions;
+    if (m.type) conditions.push_back(jump32_if(BPF_JNE, type_reg, *m.type, 0));
+    if (m.major) conditions.push_back(jump32_if(BPF_JNE, major_reg, *m.major, 0));
+    if (m.minor) conditions.push_back(jump32_if(BPF_JNE, minor_reg, *m.minor, 0));
+    std::size_t action_length = m.allow ? 1 : 2;
+    for (std::size_t i = 0; i < conditions.size(); ++i) {
+        conditions[i].off = static_cast<std::int16_t>(conditions.size() - i - 1 + action_length);
+        out.push_back(conditions[i]);
+    }
+    if (m.allow) {
+        jumps_to_end.push_back(out.size());
+        out.push_back(jump(0));
+    } else {
+        emit_return(out, 0);
+    }
+}
+
+// The section deciding one access bit; empty when no rule could deny it.
+Result<std::vector<bpf_insn>> emit_section(const std::vector<Matcher>& rules, std::uint32_t bit) {
+    // Walk from the last rule back: the first match wins, and nothing before a catch-all is reachable.
+    std::vector<const Matcher*> relevant;
+    bool any_deny = false;
+    for (auto it = rules.rbegin(); it != rules.rend(); ++it) {
+        if (!(it->access & bit)) continue;
+        relevant.push_back(&*it);
+        any_deny |= !it->allow;
+        if (it->matches_everything()) break;
+    }
+    std::vector<bpf_insn> out;
+    if (!any_deny) return out;
+
+    std::vector<std::size_t> jumps_to_end;
+    out.push_back(jump32_if(BPF_JSET, access_reg, bit, 1));  // the bit is requested: evaluate the rules
+    jumps_to_end.push_back(out.size());
+    out.push_back(jump(0));  // not requested: skip the section
+    for (const Matcher* m : relevant) emit_rule(*m, out, jumps_to_end);
+    // No rule matched: the bit is allowed, fall through to the next section.
+    if (out.size() > static_cast<std::size_t>(std::numeric_limits<std::int16_t>::max()))
+        return fail_msg("linux.resources.devices: too many rules for one device program");
+    for (std::size_t at : jumps_to_end) out[at].off = static_cast<std::int16_t>(out.size() - at - 1);
+    return out;
+}
+
+int bpf(int command, bpf_attr& attr) { return static_cast<int>(::syscall(SYS_bpf, command, &attr, sizeof attr)); }
+
+// The verifier's last line says why it refused the program; worth more than EACCES alone.
+std::string last_line(const std::string& log) {
+    std::size_t end = log.find_last_not_of("\n\0 ");
+    if (end == std::string::npos) return {};
+    std::size_t newline = log.rfind('\n', end);
+    std::size_t start = newline == std::string::npos ? 0 : newline + 1;
+    return log.substr(start, end - start + 1);
+}
+
+}  // namespace
+
+Result<std::vector<bpf_insn>> compile_device_program(const std::vector<spec::DeviceRule>& rules) {
+    std::vector<Matcher> matchers;
+    for (std::size_t i = 0; i < rules.size(); ++i) matchers.push_back(TRY(parse_rule(rules[i], i)));
+
+    std::vector<bpf_insn> program;
+    program.push_back(load_word(type_reg, 0));
+    program.push_back(make(BPF_ALU | BPF_AND | BPF_K, type_reg, 0, 0xffff));
+    program.push_back(load_word(access_reg, 0));
+    program.push_back(make(BPF_ALU | BPF_RSH | BPF_K, access_reg, 0, 16));
+    program.push_back(load_word(major_reg, 4));
+    program.push_back(load_word(minor_reg, 8));
+    for (std::uint32_t bit : {BPF_DEVCG_ACC_READ, BPF_DEVCG_ACC_WRITE, BPF_DEVCG_ACC_MKNOD}) {
+        std::vector<bpf_insn> section = TRY(emit_section(matchers, bit));
+        program.insert(program.end(), section.begin(), section.end());
+    }
+    emit_return(program, 1);  // every requested bit was allowed
+    return program;
+}
+
+Result<void> attach_device_program(int cgroup_fd, const std::vector<bpf_insn>& program, const std::string& where) {
+    // No GPL-only helper is called, so the license string is ours.
+    static const char license[] = "Apache-2.0";
+    std::string log;
+    bpf_attr load{};
+    load.prog_type = BPF_PROG_TYPE_CGROUP_DEVICE;
+    load.insns = reinterpret_cast<std::uintptr_t>(program.data());
+    load.insn_cnt = static_cast<std::uint32_t>(program.size());
+    load.license = reinterpret_cast<std::uintptr_t>(license);
+    int fd = bpf(BPF_PROG_LOAD, load);
+    if (fd < 0 && (errno == EINVAL || errno == EACCES)) {
+        log.assign(64 * 1024, '\0');  // load again with the verifier log to say why
+        load.log_level = 1;
+        load.log_buf = reinterpret_cast<std::uintptr_t>(log.data());
+        load.log_size = static_cast<std::uint32_t>(log.size());
+        fd = bpf(BPF_PROG_LOAD, load);
+    }
+    if (fd < 0) {
+        int err = errno;
+        std::string why = last_line(log.c_str());
+        std::string op = "load device program (BPF_PROG_TYPE_CGROUP_DEVICE)";
+        return fail_sys(err, why.empty() ? op : op + " [verifier: " + why + "]", where);
+    }
+    UniqueFd program_fd(fd);  // the kernel returns BPF fds with O_CLOEXEC set
+
+    bpf_attr attach{};
+    attach.target_fd = static_cast<std::uint32_t>(cgroup_fd);
+    attach.attach_bpf_fd = static_cast<std::uint32_t>(program_fd.get());
+    attach.attach_type = BPF_CGROUP_DEVICE;
+    attach.attach_flags = BPF_F_ALLOW_MULTI;  // programs of ancestors keep applying too
+    if (bpf(BPF_PROG_ATTACH, attach) != 0) return fail_sys(errno, "attach device program to cgroup", where);
+    return {};  // the attachment holds the program; our fd may close
+}
+
+}  // namespace husk::cgroup

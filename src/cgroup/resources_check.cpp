@@ -1,0 +1,162 @@
+#include "cgroup/resources_check.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <sstream>
+
+#include "base/fs.hpp"
+
+namespace husk::cgroup {
+namespace {
+
+constexpr const char* prefix = "linux.resources.";
+
+bool contains(const std::vector<std::string>& list, const std::string& item) {
+    return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+std::vector<std::string> words(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string word; in >> word;) out.push_back(word);
+    return out;
+}
+
+// Collects requests in the order config-linux.md lists the fields.
+class Requests {
+public:
+    void add(const std::string& field, const char* controller) { list_.push_back({prefix + field, controller, false}); }
+    template <typename T>
+    void add_if(const std::optional<T>& value, const std::string& field, const char* controller) {
+        if (value) add(field, controller);
+    }
+    void add_v1_only(const std::string& field) { list_.push_back({prefix + field, "", true}); }
+    std::vector<ResourceRequest> take() { return std::move(list_); }
+
+private:
+    std::vector<ResourceRequest> list_;
+};
+
+void list_memory(const spec::MemoryResources& memory, Requests& out) {
+    out.add_if(memory.limit, "memory.limit", "memory");
+    out.add_if(memory.reservation, "memory.reservation", "memory");
+    out.add_if(memory.swap, "memory.swap", "memory");
+    out.add_if(memory.kernel, "memory.kernel", "memory");
+    out.add_if(memory.kernel_tcp, "memory.kernelTCP", "memory");
+    out.add_if(memory.swappiness, "memory.swappiness", "memory");
+    // false asks for the default; true cannot be done on v2 (there is no switch for the OOM killer).
+    if (memory.disable_oom_killer.value_or(false)) out.add("memory.disableOOMKiller", "memory");
+    // v2 is always hierarchical: true is the default, false cannot be honoured.
+    if (!memory.use_hierarchy.value_or(true)) out.add("memory.useHierarchy", "memory");
+    // checkBeforeUpdate only changes how `update` behaves: nothing to apply at create.
+}
+
+void list_cpu(const spec::CpuResources& cpu, Requests& out) {
+    out.add_if(cpu.shares, "cpu.shares", "cpu");
+    out.add_if(cpu.quota, "cpu.quota", "cpu");
+    out.add_if(cpu.burst, "cpu.burst", "cpu");
+    out.add_if(cpu.period, "cpu.period", "cpu");
+    out.add_if(cpu.realtime_runtime, "cpu.realtimeRuntime", "cpu");
+    out.add_if(cpu.realtime_period, "cpu.realtimePeriod", "cpu");
+    if (!cpu.cpus.empty()) out.add("cpu.cpus", "cpuset");
+    if (!cpu.mems.empty()) out.add("cpu.mems", "cpuset");
+    out.add_if(cpu.idle, "cpu.idle", "cpu");
+}
+
+void list_block_io(const spec::BlockIoResources& io, Requests& out) {
+    out.add_if(io.weight, "blockIO.weight", "io");
+    out.add_if(io.leaf_weight, "blockIO.leafWeight", "io");
+    if (!io.weight_device.empty()) out.add("blockIO.weightDevice", "io");
+    if (!io.throttle_read_bps_device.empty()) out.add("blockIO.throttleReadBpsDevice", "io");
+    if (!io.throttle_write_bps_device.empty()) out.add("blockIO.throttleWriteBpsDevice", "io");
+    if (!io.throttle_read_iops_device.empty()) out.add("blockIO.throttleReadIOPSDevice", "io");
+    if (!io.throttle_write_iops_device.empty()) out.add("blockIO.throttleWriteIOPSDevice", "io");
+}
+
+// linux.resources.unified keys are v2 interface files: "<controller>.<knob>", "cgroup.*" for the core.
+Result<void> list_unified(const std::map<std::string, std::string>& unified, Requests& out) {
+    for (const auto& [key, value] : unified) {
+        std::string field = "unified[\"" + key + "\"]";
+        std::size_t dot = key.find('.');
+        if (dot == 0 || dot == std::string::npos || key.find('/') != std::string::npos)
+            return fail_msg(prefix + field + ": not a cgroup v2 interface file name");
+        std::string controller = key.substr(0, dot);
+        out.add(field, controller == "cgroup" ? "" : controller.c_str());
+    }
+    return {};
+}
+
+std::string parent_of(const std::string& path) {
+    std::size_t slash = path.rfind('/');
+    return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+}
+
+// /proc/cgroups: "name hierarchy num_cgroups enabled"; hierarchy 0 means v2 (or unmounted).
+std::vector<std::string> read_v1_bound() {
+    std::vector<std::string> bound;
+    auto text = read_file("/proc/cgroups");
+    if (!text) return bound;  // the file is optional; without it we cannot tell, and say less
+    std::istringstream in(*text);
+    for (std::string line; std::getline(in, line);) {
+        std::vector<std::string> f = words(line);
+        if (f.size() < 4 || f[0].starts_with('#') || f[1] == "0" || f[3] != "1") continue;
+        if (f[0] == "blkio") bound.push_back("io");  // the v1 name of io
+        else bound.push_back(f[0]);
+    }
+    return bound;
+}
+
+}  // namespace
+
+Result<std::vector<ResourceRequest>> list_resource_requests(const spec::Resources& resources) {
+    Requests out;
+    if (resources.memory) list_memory(*resources.memory, out);
+    if (resources.cpu) list_cpu(*resources.cpu, out);
+    out.add_if(resources.pids_limit, "pids.limit", "pids");
+    if (resources.block_io) list_block_io(*resources.block_io, out);
+    for (std::size_t i = 0; i < resources.hugepage_limits.size(); ++i)
+        out.add("hugepageLimits[" + std::to_string(i) + "]", "hugetlb");
+    if (resources.has_network) out.add_v1_only("network");
+    if (resources.has_rdma) out.add("rdma", "rdma");
+    TRY(list_unified(resources.unified, out));
+    return out.take();
+}
+
+Result<ControllerFacts> read_controller_facts(const std::string& mount, const std::string& path) {
+    ControllerFacts facts;
+    facts.mount = mount;
+    for (std::string dir = parent_of(path);; dir = parent_of(dir)) {
+        facts.consulted = mount + (dir == "/" ? "" : dir) + "/cgroup.controllers";
+        auto text = read_file(facts.consulted);
+        if (text) {
+            facts.available = words(*text);
+            break;
+        }
+        if (text.error().err != ENOENT || dir == "/") return std::unexpected(text.error());
+    }
+    facts.bound_to_v1 = read_v1_bound();
+    return facts;
+}
+
+Result<void> check_resource_requests(const std::vector<ResourceRequest>& requests, const ControllerFacts& facts) {
+    if (requests.empty()) return {};
+    const ResourceRequest& r = requests.front();
+    if (r.v1_only)
+        return fail_msg(r.field + ": net_cls and net_prio are cgroup v1 controllers; husk does not write cgroup v1");
+    if (!r.controller.empty() && !contains(facts.available, r.controller)) {
+        std::string why = contains(facts.bound_to_v1, r.controller)
+                              ? "host is hybrid: " + r.controller + " is bound to cgroup v1"
+                              : "not listed in " + facts.consulted;
+        std::string tail = contains(facts.bound_to_v1, r.controller) ? "; husk does not write cgroup v1" : "";
+        return fail_msg(r.field + ": the " + r.controller + " controller is not available in the cgroup v2 " +
+                        "hierarchy at " + facts.mount + " (" + why + ")" + tail);
+    }
+    return fail_msg(r.field + ": resource limits are not supported by this husk build");
+}
+
+Result<void> check_no_resource_requests(const std::vector<ResourceRequest>& requests) {
+    if (requests.empty()) return {};
+    return fail_msg(requests.front().field + ": resource limits need a cgroup, but the cgroup manager is disabled");
+}
+
+}  // namespace husk::cgroup

@@ -1,0 +1,170 @@
+#include "cgroup/resources_check.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "cgroup/cgroup.hpp"
+#include "cgroup/hierarchy.hpp"
+
+using namespace husk::cgroup;
+namespace spec = husk::spec;
+
+namespace {
+
+ControllerFacts hybrid_facts() {
+    ControllerFacts facts;
+    facts.mount = "/sys/fs/cgroup/unified";
+    facts.consulted = "/sys/fs/cgroup/unified/cgroup.controllers";
+    facts.available = {"hugetlb"};
+    facts.bound_to_v1 = {"cpuset", "cpu", "io", "memory", "pids"};
+    return facts;
+}
+
+std::string first_error(const spec::Resources& resources, const ControllerFacts& facts) {
+    auto requests = list_resource_requests(resources);
+    if (!requests) return requests.error().message();
+    auto checked = check_resource_requests(*requests, facts);
+    return checked ? "" : checked.error().message();
+}
+
+spec::Spec spec_with(spec::Resources resources) {
+    spec::Spec s;
+    s.linux.emplace();
+    s.linux->resources = std::move(resources);
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("empty resource objects ask for nothing", "[cgroup]") {
+    spec::Resources r;
+    r.memory.emplace();
+    r.cpu.emplace();
+    r.block_io.emplace();
+    r.memory->disable_oom_killer = false;
+    r.memory->use_hierarchy = true;
+    r.memory->check_before_update = true;
+    CHECK(list_resource_requests(r).value().empty());
+    CHECK(first_error(r, hybrid_facts()).empty());
+}
+
+TEST_CASE("a memory limit on a hybrid host names the field, the controller and v1", "[cgroup]") {
+    spec::Resources r;
+    r.memory.emplace();
+    r.memory->limit = 1 << 20;
+    CHECK(first_error(r, hybrid_facts()) ==
+          "linux.resources.memory.limit: the memory controller is not available in the cgroup v2 hierarchy at "
+          "/sys/fs/cgroup/unified (host is hybrid: memory is bound to cgroup v1); husk does not write cgroup v1");
+}
+
+TEST_CASE("a limit whose controller is available is refused as not supported yet", "[cgroup]") {
+    spec::Resources r;
+    r.hugepage_limits.push_back({"2MB", 1 << 21});
+    CHECK(first_error(r, hybrid_facts()) ==
+          "linux.resources.hugepageLimits[0]: resource limits are not supported by this husk build");
+}
+
+TEST_CASE("a controller that is neither in v2 nor bound to v1 points at cgroup.controllers", "[cgroup]") {
+    spec::Resources r;
+    r.has_rdma = true;
+    CHECK(first_error(r, hybrid_facts()) ==
+          "linux.resources.rdma: the rdma controller is not available in the cgroup v2 hierarchy at "
+          "/sys/fs/cgroup/unified (not listed in /sys/fs/cgroup/unified/cgroup.controllers)");
+}
+
+TEST_CASE("each resource field maps to its v2 controller", "[cgroup]") {
+    spec::Resources r;
+    r.cpu.emplace();
+    r.cpu->cpus = "0-1";
+    r.cpu->shares = 1024;
+    r.pids_limit = 10;
+    r.block_io.emplace();
+    r.block_io->throttle_read_bps_device.push_back({8, 0, 1000});
+    r.unified["memory.high"] = "1M";
+    r.unified["cgroup.max.depth"] = "2";
+    r.has_network = true;
+    auto requests = list_resource_requests(r).value();
+    REQUIRE(requests.size() == 7);
+    CHECK(requests[0].field == "linux.resources.cpu.shares");
+    CHECK(requests[0].controller == "cpu");
+    CHECK(requests[1].field == "linux.resources.cpu.cpus");
+    CHECK(requests[1].controller == "cpuset");
+    CHECK(requests[2].controller == "pids");
+    CHECK(requests[3].field == "linux.resources.blockIO.throttleReadBpsDevice");
+    CHECK(requests[3].controller == "io");
+    CHECK(requests[4].v1_only);
+    CHECK(requests[5].field == "linux.resources.unified[\"cgroup.max.depth\"]");
+    CHECK(requests[5].controller.empty());
+    CHECK(requests[6].controller == "memory");
+}
+
+TEST_CASE("linux.resources.network is refused as cgroup v1 only", "[cgroup]") {
+    spec::Resources r;
+    r.has_network = true;
+    CHECK(first_error(r, hybrid_facts()) ==
+          "linux.resources.network: net_cls and net_prio are cgroup v1 controllers; husk does not write cgroup v1");
+}
+
+TEST_CASE("unified keys must be interface file names", "[cgroup]") {
+    spec::Resources r;
+    r.unified["../memory.max"] = "1";
+    CHECK(first_error(r, hybrid_facts()) ==
+          "linux.resources.unified[\"../memory.max\"]: not a cgroup v2 interface file name");
+}
+
+TEST_CASE("prepare_cgroup refuses a memory limit on this host, naming the controller", "[cgroup]") {
+    spec::Resources r;
+    r.memory.emplace();
+    r.memory->limit = 1 << 20;
+    auto plan = prepare_cgroup(spec_with(r), "c1", Manager::cgroupfs);
+    REQUIRE_FALSE(plan);
+    std::string message = plan.error().message();
+    CHECK(message.starts_with("linux.resources.memory.limit: "));
+    auto mount = find_v2_mount().value();
+    auto facts = read_controller_facts(mount, "/husk/c1").value();
+    bool in_v2 = std::find(facts.available.begin(), facts.available.end(), "memory") != facts.available.end();
+    if (in_v2)
+        CHECK(message == "linux.resources.memory.limit: resource limits are not supported by this husk build");
+    else
+        CHECK(message.find("the memory controller is not available in the cgroup v2 hierarchy at " + mount) !=
+              std::string::npos);
+}
+
+TEST_CASE("prepare_cgroup with the manager disabled refuses limits and device rules", "[cgroup]") {
+    spec::Resources limits;
+    limits.pids_limit = 5;
+    auto refused = prepare_cgroup(spec_with(limits), "c1", Manager::disabled);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message() ==
+          "linux.resources.pids.limit: resource limits need a cgroup, but the cgroup manager is disabled");
+
+    spec::Resources devices;
+    devices.devices.push_back({false, "a", {}, {}, "rwm"});
+    auto no_devices = prepare_cgroup(spec_with(devices), "c1", Manager::disabled);
+    REQUIRE_FALSE(no_devices);
+    CHECK(no_devices.error().message() ==
+          "linux.resources.devices: the device allow-list needs a cgroup, but the cgroup manager is disabled");
+
+    spec::Resources empty;
+    empty.memory.emplace();
+    auto plan = prepare_cgroup(spec_with(empty), "c1", Manager::disabled);
+    REQUIRE(plan);
+    CHECK(plan->disabled());
+    CHECK(plan->path.empty());
+}
+
+TEST_CASE("prepare_cgroup plans /husk/<id> on the v2 mount and compiles device rules", "[cgroup]") {
+    spec::Resources r;
+    r.devices.push_back({false, "", {}, {}, "rwm"});
+    r.devices.push_back({true, "c", 1, 3, "rwm"});
+    auto plan = prepare_cgroup(spec_with(r), "c1", Manager::cgroupfs);
+    REQUIRE(plan);
+    CHECK(plan->path == "/husk/c1");
+    CHECK(plan->mount == find_v2_mount().value());
+    CHECK(plan->has_device_rules);
+    CHECK_FALSE(plan->device_program.empty());
+
+    auto no_rules = prepare_cgroup(spec::Spec{}, "c2", Manager::cgroupfs);
+    REQUIRE(no_rules);
+    CHECK_FALSE(no_rules->has_device_rules);
+    CHECK(no_rules->path == "/husk/c2");
+}
