@@ -1,0 +1,142 @@
+// Turning one config.md mount into a PreparedMount, in the parent.
+//
+// Bind sources are cloned here, in the parent, with open_tree(OPEN_TREE_CLONE): the result is a detached
+// mount tree that the child attaches with move_mount. Why the parent: the source is a host path, and the
+// parent still sees the host exactly as the user meant it; the child may already be in a user namespace
+// where the source is unreachable or its mounts are locked. A plain O_PATH fd would not do: mount(2) and
+// open_tree(2) refuse to bind a mount of another mount namespace (EINVAL), while a detached tree can be
+// attached in any namespace. The copy is made a slave right away so that nothing mounted inside it later
+// can propagate back to the host's peer group.
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+
+#include <array>
+#include <cerrno>
+#include <string_view>
+
+#include "base/sys.hpp"
+#include "mnt/resolve.hpp"
+#include "mnt/rootfs_internal.hpp"
+
+namespace husk::mnt {
+namespace {
+
+// Files in /proc that lxcfs-like tools cover with their own; any other mount inside /proc is refused (as
+// runc does): covering /proc/self/attr or /proc/sys entries is a known escape route.
+constexpr std::array<std::string_view, 10> procfs_covers = {
+    "/proc/cpuinfo", "/proc/diskstats", "/proc/meminfo", "/proc/stat", "/proc/swaps",
+    "/proc/uptime", "/proc/loadavg", "/proc/slabinfo", "/proc/sys/kernel/ns_last_pid",
+    "/proc/sys/crypto/fips_enabled",
+};
+
+Result<void> check_procfs_destination(PreparedMount& prepared) {
+    const std::string& dest = prepared.destination;
+    if (dest == "/proc") {
+        // Only procfs itself (a new one, or a bind of one) may sit at /proc.
+        if (prepared.kind == MountKind::bind) {
+            struct statfs fs {};
+            if (::fstatfs(prepared.tree.get(), &fs) != 0) return fail_sys(errno, "statfs bind source");
+            if (fs.f_type != PROC_SUPER_MAGIC) return fail_msg("\"/proc\" cannot be bind mounted from a non-procfs source");
+        }
+        return {};
+    }
+    if (dest.starts_with("/proc/")) {
+        for (auto allowed : procfs_covers) {
+            if (dest == allowed) {
+                prepared.allowed_on_procfs = true;
+                return {};
+            }
+        }
+        return fail_msg("\"" + dest + "\" cannot be mounted because it is inside /proc");
+    }
+    return {};
+}
+
+Result<void> prepare_bind(const spec::Mount& mount, const MountOptions& options, const std::string& bundle,
+                          PreparedMount& prepared) {
+    if (mount.source.empty()) return fail_msg("source: a bind mount needs a source");
+    // config.md: "Path values for bind mounts are either absolute or relative to the bundle."
+    std::string source = mount.source;
+    if (source[0] != '/' && !bundle.empty()) source = bundle + "/" + source;
+    struct stat st {};
+    if (::stat(source.c_str(), &st) != 0) return fail_sys(errno, "stat bind source", source);
+    prepared.target = S_ISDIR(st.st_mode) ? TargetKind::directory : TargetKind::file;
+
+    // "bind" copies one mount, "rbind" the subtree (mount(8)).
+    unsigned flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (options.recursive_bind() ? AT_RECURSIVE : 0u);
+    prepared.tree.reset(sys::open_tree(AT_FDCWD, source.c_str(), flags));
+    if (!prepared.tree) return fail_sys(errno, "open_tree bind source", source);
+    mount_attr slave{};
+    slave.propagation = MS_SLAVE;
+    if (sys::mount_setattr(prepared.tree.get(), "", AT_EMPTY_PATH | AT_RECURSIVE, &slave) != 0)
+        return fail_sys(errno, "make bind source a slave", source);
+    return {};
+}
+
+// Filesystem data as fsconfig(2) parameters: "mode=755" -> SET_STRING mode 755, "newinstance" -> SET_FLAG.
+// An option holding several comma-separated ones ("mode=755,size=1m") is split, as mount(2) data would be.
+void add_data(const std::vector<std::string>& data, std::vector<FsParameter>& parameters) {
+    for (const auto& option : data) {
+        std::size_t i = 0;
+        while (i <= option.size()) {
+            std::size_t end = option.find(',', i);
+            if (end == std::string::npos) end = option.size();
+            std::string item = option.substr(i, end - i);
+            i = end + 1;
+            if (item.empty()) continue;
+            std::size_t equals = item.find('=');
+            if (equals == std::string::npos)
+                parameters.push_back(FsParameter{item, "", true});
+            else
+                parameters.push_back(FsParameter{item.substr(0, equals), item.substr(equals + 1), false});
+        }
+    }
+}
+
+}  // namespace
+
+Result<PreparedMount> prepare_mount(const spec::Mount& mount, const std::string& bundle) {
+    PreparedMount prepared;
+    if (mount.destination.empty()) return fail_msg("destination: empty");
+    prepared.destination = clean_path(mount.destination);
+    if (!mount.uid_mappings.empty() || !mount.gid_mappings.empty())
+        return fail_msg("uidMappings/gidMappings: idmapped mounts are not implemented");
+    auto options = parse_mount_options(mount.options);
+    if (!options) return fail(options.error().context("options"));
+
+    prepared.attributes = mount_attributes(*options);
+    prepared.recursive_set = options->recursive_set;
+    prepared.recursive_clear = options->recursive_clear;
+    prepared.propagation = options->propagation;
+
+    if (options->remount()) {
+        prepared.kind = MountKind::remount;
+    } else if (options->bind() || mount.type == "bind") {
+        prepared.kind = MountKind::bind;
+        TRY(prepare_bind(mount, *options, bundle, prepared));
+    } else {
+        if (mount.type.empty()) return fail_msg("type: required unless options hold \"bind\" or \"rbind\"");
+        prepared.kind = MountKind::filesystem;
+        // husk is cgroup v2 only (DESIGN.md section 5); podman and others still write type "cgroup".
+        prepared.fs_type = mount.type == "cgroup" ? "cgroup2" : mount.type;
+        if (!mount.source.empty()) prepared.parameters.push_back(FsParameter{"source", mount.source, false});
+        add_data(options->data, prepared.parameters);
+        // A read-only /dev that husk fills stays writable until the devices exist (runc does the same).
+        prepared.readonly_after_devices = prepared.destination == "/dev" && (options->flags & MS_RDONLY) != 0;
+        for (auto& key : superblock_flag_keys(*options)) {
+            if (key == "ro" && prepared.readonly_after_devices) continue;
+            prepared.parameters.push_back(FsParameter{std::move(key), "", true});
+        }
+        if (prepared.readonly_after_devices) prepared.attributes.set &= ~std::uint64_t{MOUNT_ATTR_RDONLY};
+    }
+    if (prepared.kind == MountKind::remount && !options->data.empty())
+        return fail_msg("options: filesystem data (\"" + options->data.front() +
+                        "\") cannot be changed by \"remount\": husk remounts only per-mount flags");
+    TRY(check_procfs_destination(prepared));
+    return prepared;
+}
+
+}  // namespace husk::mnt

@@ -1,0 +1,110 @@
+// The container's filesystem view: rootfs propagation, the rootfs bind, config.md "Mounts" in order, /dev
+// and linux.devices, pivot_root, the console, maskedPaths, readonlyPaths and the read-only root
+// (config-linux.md). prepare_rootfs runs in the parent and may allocate; every apply_* runs in the container
+// child, inside its own mount namespace, and only makes system calls.
+//
+// Mounts use the new mount API onto file descriptors: targets are opened inside the rootfs with openat2(2)
+// RESOLVE_IN_ROOT, never by host path, so a symlink in the rootfs cannot send a mount outside it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "husk/error.hpp"
+#include "husk/spec.hpp"
+#include "husk/unique_fd.hpp"
+#include "mnt/mount_options.hpp"
+
+namespace husk::mnt {
+
+struct RootfsOptions {
+    bool no_pivot = false;  // --no-pivot: MS_MOVE + chroot instead of pivot_root
+    bool terminal = false;  // process.terminal: /dev/console gets an empty file for apply_console
+    std::string bundle;     // bind sources given as relative paths are relative to it (config.md "Mounts")
+};
+
+enum class MountKind {
+    bind,        // "bind"/"rbind" in options: a detached copy of the source, made in prepare
+    filesystem,  // a new superblock: fsopen + fsconfig + fsmount in the child
+    remount,     // "remount": change the attributes of what is already mounted at the destination
+};
+
+enum class TargetKind { directory, file };
+
+// One fsconfig(2) call: FSCONFIG_SET_STRING key=value, or FSCONFIG_SET_FLAG key.
+struct FsParameter {
+    std::string key;
+    std::string value;
+    bool flag = false;
+};
+
+struct PreparedMount {
+    std::string destination;  // clean absolute path inside the container
+    MountKind kind = MountKind::filesystem;
+    TargetKind target = TargetKind::directory;  // a bind of a file needs a file to mount on
+    // bind: open_tree(OPEN_TREE_CLONE) of the source, made in the parent (see prepare.cpp for why).
+    UniqueFd tree;
+    std::string fs_type;                  // filesystem: the fsopen(2) name ("tmpfs"; "cgroup" -> "cgroup2")
+    std::vector<FsParameter> parameters;  // filesystem: "source", the data options, superblock flags
+    MountAttributes attributes;           // the top mount's MOUNT_ATTR_* (fsmount or mount_setattr)
+    std::uint64_t recursive_set = 0;      // "rro", "rnosuid", ...: mount_setattr with AT_RECURSIVE
+    std::uint64_t recursive_clear = 0;
+    std::vector<unsigned long> propagation;  // MS_SHARED / MS_SLAVE / ... (| MS_REC), in order
+    bool allowed_on_procfs = false;          // one of the few files in /proc that may be covered (lxcfs)
+    bool readonly_after_devices = false;     // a read-only /dev: made read-only by apply_finalize
+};
+
+// A device node to create in the container (defaults + linux.devices, config-linux.md "Devices").
+struct PreparedDevice {
+    std::string path;    // "/dev/fuse", clean
+    std::string parent;  // "/dev"
+    std::string name;    // "fuse"
+    mode_t mode = 0;     // file type | permission bits
+    dev_t rdev = 0;
+    uid_t uid = 0;
+    gid_t gid = 0;
+    // The host's node of the same type and number, as a detached bind: used when mknod fails with EPERM
+    // (inside a user namespace), as runc does. Empty when the host has no such node.
+    UniqueFd host_tree;
+};
+
+struct DevSymlink {
+    std::string target;  // "/proc/self/fd"
+    std::string name;    // in /dev: "fd"
+};
+
+struct RootfsPlan {
+    std::string rootfs;  // absolute, resolved host path
+    bool no_pivot = false;
+    bool terminal = false;
+    unsigned long root_propagation = 0;        // applied to "/" first (default MS_SLAVE | MS_REC, as runc)
+    bool make_rootfs_parent_private = false;   // the rootfs's mount could still be shared: pivot_root needs not
+    unsigned long post_pivot_propagation = 0;  // rootfsPropagation re-applied to the new "/" (0: none)
+    std::vector<PreparedMount> mounts;
+    bool setup_dev = false;  // /dev is not a bind mount: create devices, /dev/ptmx, the /dev symlinks
+    std::vector<PreparedDevice> devices;
+    std::vector<DevSymlink> dev_symlinks;
+    std::vector<std::string> masked_paths;    // clean
+    std::vector<std::string> readonly_paths;  // clean
+    // The host's /dev/null (checked to be char 1:3) as a detached bind: masks use it when the container's
+    // own /dev/null is not the real null device.
+    UniqueFd host_null;
+    bool readonly_root = false;
+};
+
+Result<RootfsPlan> prepare_rootfs(const spec::Spec& spec, const std::string& rootfs, RootfsOptions options);
+
+// (1) rootfsPropagation on "/", the rootfs bound onto itself, config.md "Mounts" in order, /dev setup,
+//     linux.devices, the /dev/console placeholder.
+Result<void> apply_mounts(const RootfsPlan& plan) noexcept;
+// (2) pivot_root into the rootfs and detach the old root (or MS_MOVE + chroot); ends with cwd "/".
+Result<void> apply_pivot(const RootfsPlan& plan) noexcept;
+// (3) Binds the pty slave (opened from the container's own devpts) over /dev/console.
+Result<void> apply_console(const RootfsPlan& plan, int pty_slave_fd) noexcept;
+// (4) readonlyPaths, maskedPaths, a read-only /dev if asked, the read-only root.
+Result<void> apply_finalize(const RootfsPlan& plan) noexcept;
+
+}  // namespace husk::mnt

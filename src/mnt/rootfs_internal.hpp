@@ -1,0 +1,25 @@
+// Pieces of prepare_rootfs and apply_mounts that live in their own files (devices.cpp, prepare_mount.cpp).
+#pragma once
+
+#include <string>
+
+#include "husk/error.hpp"
+#include "husk/spec.hpp"
+#include "mnt/rootfs.hpp"
+
+namespace husk::mnt {
+
+// One config.md mount, ready for the child. A read-only filesystem at /dev becomes read-only only in
+// apply_finalize, after the devices are made in it.
+Result<PreparedMount> prepare_mount(const spec::Mount& mount, const std::string& bundle);
+
+// The default devices (config-linux.md "Default Devices") merged with linux.devices, and the /dev symlinks.
+Result<void> prepare_devices(const spec::Spec& spec, RootfsPlan& plan);
+
+// A detached bind (OPEN_TREE_CLONE) of a host device node, only if it is of the given type and number.
+UniqueFd open_host_device(const std::string& path, mode_t type, dev_t rdev);
+
+// Child: devices, /dev/ptmx, the /dev symlinks, inside the rootfs opened at root_fd.
+Result<void> apply_devices(const RootfsPlan& plan, int root_fd) noexcept;
+
+}  // namespace husk::mnt
