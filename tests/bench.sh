@@ -1,0 +1,92 @@
+#!/bin/sh
+# Benchmark (not a test): N sequential `husk run` of /bin/true next to `runc run` of the same bundle,
+# interleaved, in one invocation. Prints the median wall time (ms) and the peak RSS (KiB, GNU time's
+# %M: the run command and the children it reaped) of each, and husk/runc ratios.
+#   tests/bench.sh [-n N] [HUSK_BINARY]      (default N=50; husk from $HUSK_BINARY or build/src/cli/husk)
+# runc runs through tests/runc-in-v2.sh (a private mount namespace with a pure cgroup v2 view), so
+# neither runtime touches the host's cgroup v1 hierarchies.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+runs=50
+while getopts n: opt; do
+    case $opt in
+        n) runs=$OPTARG ;;
+        *) echo "usage: $0 [-n N] [HUSK_BINARY]" >&2; exit 2 ;;
+    esac
+done
+shift $((OPTIND - 1))
+husk=${1:-${HUSK_BINARY:-$top/build/src/cli/husk}}
+[ -x "$husk" ] || { echo "bench: husk binary not found at $husk (build it, or pass its path)" >&2; exit 1; }
+husk=$(cd "$(dirname "$husk")" && pwd)/$(basename "$husk")
+
+# Tools: runc and GNU time (for %M) from Debian, jq to derive the bench config, busybox for the rootfs.
+missing=
+command -v runc >/dev/null 2>&1 || missing="$missing runc"
+[ -x /usr/bin/time ] || missing="$missing time"
+command -v jq >/dev/null 2>&1 || missing="$missing jq"
+[ -x /bin/busybox ] || missing="$missing busybox-static"
+if [ -n "$missing" ]; then
+    echo "bench: installing$missing" >&2
+    apt-get install -y --no-install-recommends $missing >/dev/null
+fi
+
+rootfs=$top/bundles/busybox/rootfs
+[ -x "$rootfs/usr/bin/busybox" ] || "$top/bundles/build-rootfs.sh" "$rootfs"
+
+work=$(mktemp -d /tmp/husk-bench.XXXXXX)
+cgroup2=$(grep ' - cgroup2 ' /proc/self/mountinfo | head -n 1 | cut -d' ' -f5)
+controllers_before=$(cat "$cgroup2/cgroup.subtree_control" 2>/dev/null || true)
+cleanup() {
+    # runc enables every available controller in the v2 root's subtree_control; undo what it added.
+    for c in $(cat "$cgroup2/cgroup.subtree_control" 2>/dev/null || true); do
+        case " $controllers_before " in
+            *" $c "*) ;;
+            *) echo "-$c" > "$cgroup2/cgroup.subtree_control" 2>/dev/null || true ;;
+        esac
+    done
+    rm -rf --one-file-system "$work"
+}
+trap cleanup EXIT INT TERM
+
+mkdir -p "$work/bundle" "$work/husk-root" "$work/runc-root"
+jq --arg rootfs "$rootfs" '.process.args = ["/bin/true"] | .process.terminal = false | .root.path = $rootfs' \
+    "$top/bundles/busybox/config.json" > "$work/bundle/config.json"
+
+# measure NAME RUN_COMMAND...: one timed run; appends microseconds and KiB to $work/NAME.{us,kib}.
+measure() {
+    name=$1
+    shift
+    start=$(date +%s%N)
+    if ! /usr/bin/time -f %M -o "$work/rss" "$@" >/dev/null 2>"$work/err"; then
+        echo "bench: $name failed: $*" >&2
+        cat "$work/err" >&2
+        exit 1
+    fi
+    end=$(date +%s%N)
+    echo $(((end - start) / 1000)) >> "$work/$name.us"
+    tail -n 1 "$work/rss" >> "$work/$name.kib"
+}
+
+i=0
+while [ "$i" -lt "$runs" ]; do
+    i=$((i + 1))
+    measure husk "$husk" --root "$work/husk-root" run --bundle "$work/bundle" "bench-husk-$i"
+    measure runc "$here/runc-in-v2.sh" --root "$work/runc-root" run --bundle "$work/bundle" "bench-runc-$i"
+done
+
+median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+peak() { sort -n "$1" | tail -n 1; }
+
+husk_ms=$(median "$work/husk.us" | awk '{ printf "%.2f", $1 / 1000 }')
+runc_ms=$(median "$work/runc.us" | awk '{ printf "%.2f", $1 / 1000 }')
+husk_kib=$(peak "$work/husk.kib")
+runc_kib=$(peak "$work/runc.kib")
+
+echo "runs: $runs each, interleaved; bundle: bundles/busybox (/bin/true)"
+printf '%-6s %14s %16s\n' runtime "median wall ms" "peak RSS KiB"
+printf '%-6s %14s %16s\n' husk "$husk_ms" "$husk_kib"
+printf '%-6s %14s %16s\n' runc "$runc_ms" "$runc_kib"
+awk -v hm="$husk_ms" -v rm="$runc_ms" -v hk="$husk_kib" -v rk="$runc_kib" \
+    'BEGIN { printf "ratio husk/runc: wall %.2f, peak RSS %.2f\n", hm / rm, hk / rk }'
