@@ -141,6 +141,17 @@ TEST_CASE("prepare_credentials resolves names to bits and treats absent sets as 
     CHECK(empty->sets.effective == 0);
 }
 
+TEST_CASE("for root, ambient capabilities outside the inheritable set are dropped, as they cannot matter", "[caps]") {
+    spec::Process process;  // runc's default spec: ambient listed, no inheritable set
+    process.capabilities.bounding = {{"CAP_KILL"}};
+    process.capabilities.permitted = {{"CAP_KILL"}};
+    process.capabilities.effective = {{"CAP_KILL"}};
+    process.capabilities.ambient = {{"CAP_KILL"}};
+    auto plan = husk::caps::prepare_credentials(process);
+    REQUIRE(plan);
+    CHECK(plan->sets.ambient == 0);
+}
+
 TEST_CASE("prepare_credentials refuses sets capset would refuse, naming the entry", "[caps]") {
     spec::Process process;
     process.capabilities.bounding = {{"CAP_CHOWN", "CAP_KILL"}};
@@ -152,9 +163,11 @@ TEST_CASE("prepare_credentials refuses sets capset would refuse, naming the entr
 
     process.capabilities.effective = {{"CAP_CHOWN"}};
     process.capabilities.ambient = {{"CAP_CHOWN"}};
+    process.user.uid = 1000;
     plan = husk::caps::prepare_credentials(process);
     REQUIRE_FALSE(plan);
     CHECK(plan.error().message() == "process.capabilities.ambient[0]: \"CAP_CHOWN\" is not in the inheritable set");
+    process.user.uid = 0;
 
     process.capabilities.ambient.reset();
     process.capabilities.inheritable = {{"CAP_SETUID"}};

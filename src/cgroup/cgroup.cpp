@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <optional>
 #include <thread>
+#include <utility>
 
 #include "cgroup/device_filter.hpp"
 #include "cgroup/hierarchy.hpp"
@@ -103,6 +105,30 @@ private:
     bool armed_ = true;
 };
 
+spec::DeviceRule allow(const char* type, std::optional<std::int64_t> major, std::optional<std::int64_t> minor,
+                      const char* access = "rwm") {
+    return spec::DeviceRule{true, type, major, minor, access};
+}
+
+// The rules the container gets after the spec's own, as runc and crun append them: mknod of any node, the
+// devices every container has (null, zero, full, random, urandom, tty, console, ptmx, pts/*, net/tun), and
+// each of linux.devices. The spec's list usually starts with "deny all"; the last matching rule wins.
+std::vector<spec::DeviceRule> with_default_devices(const std::vector<spec::DeviceRule>& rules, const spec::Spec& spec) {
+    std::vector<spec::DeviceRule> all = rules;
+    all.push_back(allow("c", std::nullopt, std::nullopt, "m"));
+    all.push_back(allow("b", std::nullopt, std::nullopt, "m"));
+    for (auto [major, minor] : {std::pair{1, 3}, {1, 5}, {1, 7}, {1, 8}, {1, 9}, {5, 0}, {5, 1}, {5, 2}, {10, 200}})
+        all.push_back(allow("c", major, minor));
+    all.push_back(allow("c", 136, std::nullopt));
+    if (spec.linux) {
+        for (const auto& device : spec.linux->devices) {
+            if (device.type == "c" || device.type == "u") all.push_back(allow("c", device.major, device.minor));
+            else if (device.type == "b") all.push_back(allow("b", device.major, device.minor));
+        }
+    }
+    return all;
+}
+
 }  // namespace
 
 Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, std::string_view container_id, Manager manager) {
@@ -123,7 +149,7 @@ Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, std::string_view conta
 
     plan.path = TRY(resolve_cgroup_path(spec.linux ? spec.linux->cgroups_path : std::string(), container_id));
     if (!resources.devices.empty()) {
-        plan.device_program = TRY(compile_device_program(resources.devices));
+        plan.device_program = TRY(compile_device_program(with_default_devices(resources.devices, spec)));
         plan.has_device_rules = true;
     }
     plan.mount = TRY(find_v2_mount());

@@ -40,8 +40,24 @@ void write_log(const Globals& globals, const char* level, const std::string& mes
 
 }  // namespace
 
+// Errors are one line: control characters (a newline in a container id, say) are escaped.
+std::string one_line(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+        auto byte = static_cast<unsigned char>(c);
+        if (byte < 0x20 || byte == 0x7f) {
+            char escaped[5];
+            std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+            out += escaped;
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
 int report(const Globals& globals, const std::string& context, const Error& error) {
-    std::string message = context.empty() ? error.message() : context + ": " + error.message();
+    std::string message = one_line(context.empty() ? error.message() : context + ": " + error.message());
     std::fprintf(stderr, "husk: %s\n", message.c_str());
     write_log(globals, "error", message);
     return 1;

@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
     po::options_description options = global_options();
     po::variables_map vm;
     try {
-        po::store(po::command_line_parser(verb_index - 1, argv + 1).options(options).run(), vm);
+        po::store(po::command_line_parser(verb_index, argv).options(options).run(), vm);
         po::notify(vm);
     } catch (const po::error& e) {
         std::fprintf(stderr, "husk: %s\n", e.what());
@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
     }
     if (vm.count("help") || verb_index == argc) {
         print_help(options);
-        return vm.count("help") ? 0 : 2;
+        return 0;
     }
     auto globals = read_globals(vm);
     if (!globals) {

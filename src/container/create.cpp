@@ -56,6 +56,7 @@ Result<void> create_container(const Runtime& runtime, const CreateOptions& optio
     if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return fail_sys(errno, "socketpair");
     UniqueFd ours(pair[0]), theirs(pair[1]);
 
+    launch->spawn_attempted = true;
     pid_t intermediate = ::fork();
     if (intermediate < 0) return fail_sys(errno, "fork");
     if (intermediate == 0) {

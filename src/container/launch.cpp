@@ -10,6 +10,7 @@
 #include <climits>
 
 #include "base/fs.hpp"
+#include "hooks/hooks.hpp"
 #include "base/time.hpp"
 #include "container/observe.hpp"
 #include "spec/validate.hpp"
@@ -56,6 +57,10 @@ cgroup::Manager manager_of(CgroupManager manager) {
 Launch::~Launch() {
     if (committed_) return;
     exec_fifo.reset();
+    if (spawn_attempted && !bundle.spec.hooks.poststop.empty()) {
+        (void)hooks::run_hooks(bundle.spec.hooks.poststop, oci_state_json(record, "stopped", 0), "poststop",
+                               hooks::OnFailure::warn);
+    }
     if (cgroup) (void)cgroup::remove_cgroup(*cgroup);
     if (dir) (void)dir->remove();
 }
@@ -106,6 +111,8 @@ process::SpawnOptions spawn_options(const Launch& launch, process::Parent parent
     options.exec_fifo = launch.exec_fifo.get();
     options.oom_score_adj = launch.bundle.spec.process->oom_score_adj;
     options.hooks = &launch.bundle.spec.hooks;
+    options.close_in_child = {launch.dir->lock_fd(), launch.dir->fd()};
+    if (launch.console_socket) options.close_in_child.push_back(launch.console_socket.get());
     const state::Record* record = &launch.record;
     options.hook_state = [record](std::string_view status, pid_t pid) { return oci_state_json(*record, status, pid); };
     return options;

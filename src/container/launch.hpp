@@ -30,6 +30,9 @@ struct Launch {
     Launch& operator=(const Launch&) = delete;
     ~Launch();                // rolls back unless committed
     void commit() { committed_ = true; }
+    // Set before init is cloned: from then on a failed create has a container to destroy, and runtime.md
+    // says poststop hooks run when it is (a failing prestart hook, for example, continues at delete).
+    bool spawn_attempted = false;
 
 private:
     bool committed_ = false;

@@ -20,6 +20,7 @@ Result<int> run_container(const Runtime& runtime, const RunOptions& options) {
     int exit_code = 0;
     {
         auto launch = TRY(container::prepare_launch(runtime, options.create));
+        launch->spawn_attempted = true;
         auto spawned = TRY(process::spawn_init(launch->plan, *launch->buffers,
                                                container::spawn_options(*launch, process::Parent::spawner)));
         if (auto recorded = container::record_created(*launch, spawned.pid, 0, options.create.pid_file); !recorded) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 #include "process/sync.hpp"
 
@@ -97,7 +98,10 @@ Result<void> wait_for_start(int fifo) noexcept {
     const int sync = fds.sync;
     const ExecPlan& exec = plan.exec;
 
-    // 0. The parent writes uid_map/gid_map and oom_score_adj, then lets us go.
+    // 0. Drop the parent's fds that must not stay open in init (its state-dir lock); then wait while the
+    //    parent writes uid_map/gid_map and oom_score_adj.
+    if (fds.close_first != nullptr)
+        for (int fd : *fds.close_first) ::close(fd);
     if (auto go = receive_message(sync); !go || go->type != SyncType::go) ::_exit(1);
 
     // 1. Join namespaces given by path; user first (config-linux.md "Namespaces").
@@ -122,9 +126,12 @@ Result<void> wait_for_start(int fifo) noexcept {
     step(sync, "sync", send_message(sync, SyncType::hooks_request));
     auto done = receive_message(sync, nullptr, buffers.state_json.data(), buffers.state_json.size());
     if (!done || done->type != SyncType::hooks_done) ::_exit(1);
-    const char* state_json = buffers.state_json.data();
-    const std::size_t state_length = done->payload_length;
-    step(sync, "createContainer hook", hooks::apply_child_hooks(plan.create_container_hooks, state_json, state_length));
+    const char* creating_state = buffers.state_json.data();
+    const std::size_t creating_length = ::strnlen(creating_state, done->payload_length);
+    const char* created_state = creating_state + creating_length + 1;
+    const std::size_t created_length = done->payload_length - creating_length - 1;
+    step(sync, "createContainer hook",
+         hooks::apply_child_hooks(plan.create_container_hooks, creating_state, creating_length));
     // 6. pivot_root (or MS_MOVE + chroot with --no-pivot).
     step(sync, "pivot root", mnt::apply_pivot(plan.rootfs));
     // 7. The console comes after the user's mounts and before the rootfs is made read-only.
@@ -153,7 +160,7 @@ Result<void> wait_for_start(int fifo) noexcept {
     step(sync, "sync", send_message(sync, SyncType::created));
     step(sync, "start", wait_for_start(fds.exec_fifo));
     // 16. startContainer hooks, then the workload.
-    if (auto r = hooks::apply_child_hooks(plan.start_container_hooks, state_json, state_length); !r) {
+    if (auto r = hooks::apply_child_hooks(plan.start_container_hooks, created_state, created_length); !r) {
         Error e = r.error();
         die(sync, e.context("startContainer hook"), SyncType::exec_failed);
     }

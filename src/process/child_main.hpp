@@ -1,6 +1,8 @@
 // child_main: the container init from clone3 to execve, as one ordered recipe.
 #pragma once
 
+#include <vector>
+
 #include "process/container_plan.hpp"
 
 namespace husk::process {
@@ -8,6 +10,7 @@ namespace husk::process {
 struct ChildFds {
     int sync = -1;       // our end of the sync socketpair
     int exec_fifo = -1;  // <state>/exec.fifo opened O_RDWR: blocks in read() until `husk start` writes
+    const std::vector<int>* close_first = nullptr;  // the parent's fds that must not live on in init
 };
 
 [[noreturn]] void child_main(const ContainerPlan& plan, ChildFds fds, ChildBuffers& buffers) noexcept;

@@ -51,8 +51,10 @@ Result<void> drive_setup(const Spawned& child, int sync, const SpawnOptions& opt
                     TRY(hooks::run_hooks(options.hooks->prestart, creating, "prestart", hooks::OnFailure::fail));
                     TRY(hooks::run_hooks(options.hooks->create_runtime, creating, "createRuntime", hooks::OnFailure::fail));
                 }
-                std::string created = options.hook_state("created", child.pid);
-                TRY(send_message(sync, SyncType::hooks_done, nullptr, -1, created.data(), created.size()));
+                // The child's own hooks get the state too: createContainer sees "creating", startContainer
+                // "created". Both travel in one payload, separated by a NUL.
+                std::string both = creating + '\0' + options.hook_state("created", child.pid);
+                TRY(send_message(sync, SyncType::hooks_done, nullptr, -1, both.data(), both.size()));
                 break;
             }
             case SyncType::console:
@@ -97,7 +99,7 @@ Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, con
         args.cgroup = static_cast<std::uint64_t>(options.cgroup_fd);
     }
     long pid = sys::clone3(&args);
-    if (pid == 0) child_main(plan, ChildFds{child_end.get(), options.exec_fifo}, buffers);
+    if (pid == 0) child_main(plan, ChildFds{child_end.get(), options.exec_fifo, &options.close_in_child}, buffers);
     int clone_errno = errno;
     auto restored = for_children.restore();
     if (pid < 0) return fail_sys(clone_errno, "clone3", "container init");

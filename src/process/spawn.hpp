@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "husk/error.hpp"
 #include "husk/spec.hpp"
@@ -23,6 +24,9 @@ struct SpawnOptions {
     int console_socket = -1;   // where the pty master goes (--console-socket), when process.terminal
     int exec_fifo = -1;        // O_RDWR fd of <state>/exec.fifo, inherited by init
     std::optional<int> oom_score_adj;
+    // Fds of ours the child must close before anything else: the state dir's flock would otherwise stay held
+    // by init until it execs, and `start` would wait for it forever.
+    std::vector<int> close_in_child;
     const spec::Hooks* hooks = nullptr;   // prestart + createRuntime run here, in the runtime namespace
     // The OCI state JSON for hooks, given the status to report and init's pid.
     std::function<std::string(std::string_view status, pid_t pid)> hook_state;

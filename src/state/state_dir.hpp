@@ -33,6 +33,7 @@ public:
     Result<void> remove();
 
     int fd() const { return dir_.get(); }
+    int lock_fd() const { return lock_.get(); }
     const std::string& path() const { return path_; }
     std::string file(const char* name) const { return path_ + "/" + name; }
 
