@@ -6,7 +6,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/tests/install-deps.sh"
 build="$top/build"
 [ -d "$build" ] || meson setup "$build" "$top" -Dtests=false
-ninja -C "$build" husk
+ninja -C "$build" src/cli/husk
 "$top/bundles/build-rootfs.sh" "$top/bundles/busybox/rootfs"
 husk="$build/src/cli/husk"
 root=$(mktemp -d /tmp/husk-demo.XXXXXX)

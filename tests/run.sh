@@ -5,6 +5,6 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/tests/install-deps.sh" --tests
 build="$top/build"
-[ -d "$build" ] || meson setup "$build" "$top"
+if [ -d "$build" ]; then meson configure "$build" -Dtests=true; else meson setup "$build" "$top" -Dtests=true; fi
 ninja -C "$build"
 meson test -C "$build" --print-errorlogs
