@@ -36,12 +36,12 @@ void detach(std::vector<int> keep) {
 
 }  // namespace
 
-void record_exit(const std::string& state_path, const monitor::ExitStatus& status) {
+void record_exit(const std::string& state_path, pid_t init, const monitor::ExitStatus& status) {
     auto slash = state_path.rfind('/');
     auto dir = state::StateDir::open(state_path.substr(0, slash), state_path.substr(slash + 1));
     if (!dir || !dir->lock(state::Lock::exclusive)) return;
     auto record = dir->read_record();
-    if (!record) return;
+    if (!record || record->pid != init || record->exit) return;
     state::ExitRecord exit;
     exit.finished = now_rfc3339_nano();
     exit.code = status.code;
@@ -71,7 +71,7 @@ void record_exit(const std::string& state_path, const monitor::ExitStatus& statu
     options.role = role;
     options.sync = init.sync.get();
     auto status = monitor::wait_for_exit(init.pidfd.get(), options);
-    record_exit(state_path, status ? *status : monitor::ExitStatus{});
+    record_exit(state_path, init.pid, status ? *status : monitor::ExitStatus{});
     ::_exit(0);
 }
 

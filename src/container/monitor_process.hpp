@@ -13,8 +13,9 @@ namespace husk::container {
 [[noreturn]] void run_monitor(const std::string& id, const std::string& state_path, process::Spawned init,
                               monitor::Role role, int report);
 
-// Writes the exit into the record under the lock (no-op when the container was deleted meanwhile).
-void record_exit(const std::string& state_path, const monitor::ExitStatus& status);
+// Writes the exit into the record under the lock. A no-op when the container was deleted meanwhile, or when
+// the record now belongs to another container of the same id (its init is not `init`).
+void record_exit(const std::string& state_path, pid_t init, const monitor::ExitStatus& status);
 
 // SIGKILL to init by pid, for rollback after init exists but create failed later.
 void kill_init(pid_t pid);

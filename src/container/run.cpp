@@ -1,5 +1,7 @@
 // husk run: create + start (+ wait). In the foreground husk itself is init's parent and monitor: it forwards
 // signals, reaps init, records the exit and mirrors its status; with --detach it is create + start.
+#include <unistd.h>
+
 #include <csignal>
 
 #include "container/launch.hpp"
@@ -23,7 +25,7 @@ Result<int> run_container(const Runtime& runtime, const RunOptions& options) {
         launch->spawn_attempted = true;
         auto spawned = TRY(process::spawn_init(launch->plan, *launch->buffers,
                                                container::spawn_options(*launch, process::Parent::spawner)));
-        if (auto recorded = container::record_created(*launch, spawned.pid, 0, options.create.pid_file); !recorded) {
+        if (auto recorded = container::record_created(*launch, spawned.pid, ::getpid(), options.create.pid_file); !recorded) {
             container::kill_init(spawned.pid);
             return std::unexpected(recorded.error());
         }
@@ -49,7 +51,7 @@ Result<int> run_container(const Runtime& runtime, const RunOptions& options) {
         }
         auto status = monitor::wait_for_exit(spawned.pidfd.get(), wait);
         monitor::ExitStatus exit = status ? *status : monitor::ExitStatus{};
-        container::record_exit(state_path, exit);
+        container::record_exit(state_path, spawned.pid, exit);
         exit_code = exit.known ? exit.code : 255;
     }
     if (!options.keep) {
