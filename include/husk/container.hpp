@@ -37,9 +37,15 @@ struct RunOptions {
 };
 
 Result<void> create_container(const Runtime& runtime, const CreateOptions& options);
-Result<void> start_container(const Runtime& runtime, const std::string& id);
-// The exit status to mirror: the container's exit code, or 128 + signal. 0 with --detach.
-Result<int> run_container(const Runtime& runtime, const RunOptions& options);
+// Warnings (a failing poststart hook) are returned for the CLI to print.
+Result<std::vector<std::string>> start_container(const Runtime& runtime, const std::string& id);
+
+struct RunOutcome {
+    int exit_code = 0;  // to mirror: the container's exit code, or 128 + signal; 0 with --detach
+    std::vector<std::string> warnings;
+    std::string failure;  // why the workload never ran, when it failed after start (exec, startContainer hook)
+};
+Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& options);
 Result<std::string> container_state_json(const Runtime& runtime, const std::string& id);
 Result<void> kill_container(const Runtime& runtime, const std::string& id, int signal, bool all);
 // Warnings (a failing poststop hook) are returned for the CLI to print.

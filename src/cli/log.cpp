@@ -33,7 +33,12 @@ void write_log(const Globals& globals, const char* level, const std::string& mes
         w.begin_object().key("level").string(level).key("msg").string(message).key("time").string(now_rfc3339()).end_object();
         line = w.str() + "\n";
     } else {
-        line = "time=\"" + now_rfc3339() + "\" level=" + level + " msg=\"" + message + "\"\n";
+        std::string escaped;
+        for (char c : message) {
+            if (c == '"' || c == '\\') escaped += '\\';
+            escaped += c;
+        }
+        line = "time=\"" + now_rfc3339() + "\" level=" + level + " msg=\"" + escaped + "\"\n";
     }
     (void)write_all(fd->get(), line);
 }

@@ -22,6 +22,8 @@ po::options_description global_options() {
         ("debug", "log debug messages")
         ("systemd-cgroup", "use the systemd cgroup manager (not available: husk has no systemd manager)")
         ("cgroup-manager", po::value<std::string>()->default_value("cgroupfs"), "cgroupfs, systemd or disabled")
+        ("criu", po::value<std::string>(), "accepted for runc compatibility; husk has no checkpoint support")
+        ("rootless", po::value<std::string>()->default_value("auto"), "runc's flag: husk runs as root; only false or auto")
         ("version,v", "print the version")
         ("help,h", "show this help");
     return options;
@@ -47,7 +49,8 @@ int find_verb(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];
         if (arg.empty() || arg[0] != '-') return i;
-        bool takes_value = arg == "--root" || arg == "--log" || arg == "--log-format" || arg == "--cgroup-manager";
+        bool takes_value = arg == "--root" || arg == "--log" || arg == "--log-format" || arg == "--cgroup-manager" ||
+                           arg == "--criu" || arg == "--rootless";
         if (takes_value) ++i;
     }
     return argc;
@@ -61,6 +64,9 @@ Result<Globals> read_globals(const po::variables_map& vm) {
     if (format == "json") g.log_format = LogFormat::json;
     else if (format != "text") return fail_msg("--log-format: must be text or json, got \"" + format + "\"");
     g.debug = vm.count("debug") > 0;
+    std::string rootless = vm["rootless"].as<std::string>();
+    if (rootless != "false" && rootless != "auto")
+        return fail_msg("--rootless " + rootless + ": husk has no rootless mode (run it as root)");
     std::string manager = vm["cgroup-manager"].as<std::string>();
     if (vm.count("systemd-cgroup") || manager == "systemd")
         return fail_msg("the systemd cgroup manager is not available: husk manages cgroups itself "
@@ -103,8 +109,11 @@ int main(int argc, char** argv) {
     }
     std::string name = argv[verb_index];
     Args args(argv + verb_index + 1, argv + argc);
+    std::string command_line = name;
+    for (const auto& arg : args) command_line += " " + arg;
+    debug(*globals, "husk " + command_line + " (root " + globals->runtime.root + ")");
     for (const Verb& verb : verbs())
         if (name == verb.name) return verb.main(*globals, args);
-    std::fprintf(stderr, "husk: unknown command \"%s\"; run 'husk --help'\n", name.c_str());
+    report(*globals, "", husk::Error::msg("unknown command \"" + name + "\"; run 'husk --help'"));
     return 2;
 }

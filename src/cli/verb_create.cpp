@@ -11,6 +11,10 @@ int verb_create(const Globals& globals, const Args& args) {
     int status = 0;
     if (!parse_verb("create", "[options] ID", options, positional, args, vm, &status)) return status;
     CreateOptions create = read_create_options(vm);
+    if (create.id.empty()) {
+        std::fprintf(stderr, "husk: create: a container id is required\n");
+        return 2;
+    }
     if (auto r = create_container(globals.runtime, create); !r) return report(globals, "create " + create.id, r.error());
     return 0;
 }

@@ -15,11 +15,17 @@ int verb_run(const Globals& globals, const Args& args) {
     if (!parse_verb("run", "[options] ID", options, positional, args, vm, &status)) return status;
     RunOptions run;
     run.create = read_create_options(vm);
+    if (run.create.id.empty()) {
+        std::fprintf(stderr, "husk: run: a container id is required\n");
+        return 2;
+    }
     run.detach = vm.count("detach") > 0;
     run.keep = vm.count("keep") > 0;
     auto result = run_container(globals.runtime, run);
     if (!result) return report(globals, "run " + run.create.id, result.error());
-    return *result;
+    for (const auto& warning : result->warnings) warn(globals, "run " + run.create.id + ": " + warning);
+    if (!result->failure.empty()) report(globals, "run " + run.create.id, Error::msg(result->failure));
+    return result->exit_code;
 }
 
 }  // namespace husk::cli

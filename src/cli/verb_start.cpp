@@ -21,7 +21,9 @@ int verb_start(const Globals& globals, const Args& args) {
     std::string id;
     int status = 0;
     if (!parse_id_only("start", args, id, &status)) return status;
-    if (auto r = start_container(globals.runtime, id); !r) return report(globals, "start " + id, r.error());
+    auto warnings = start_container(globals.runtime, id);
+    if (!warnings) return report(globals, "start " + id, warnings.error());
+    for (const auto& warning : *warnings) warn(globals, "start " + id + ": " + warning);
     return 0;
 }
 

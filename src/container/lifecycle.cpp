@@ -65,7 +65,7 @@ Result<void> signal_init(const state::Record& record, int signal) {
 
 }  // namespace
 
-Result<void> start_container(const Runtime& runtime, const std::string& id) {
+Result<std::vector<std::string>> start_container(const Runtime& runtime, const std::string& id) {
     auto c = TRY(open_container(runtime, id, state::Lock::exclusive));
     switch (c.observed.status) {
         case Status::created: break;
@@ -83,9 +83,8 @@ Result<void> start_container(const Runtime& runtime, const std::string& id) {
     // runtime.md: poststart hooks run after the user process started; a failure is a warning.
     std::string state = container::oci_state_json(*c.record, "running", c.record->pid);
     auto outcome = hooks::run_hooks(stored_hooks(c.dir).poststart, state, "poststart", hooks::OnFailure::warn);
-    if (outcome)
-        for (const auto& warning : outcome->warnings) std::fprintf(stderr, "husk: warning: %s\n", warning.c_str());
-    return {};
+    if (!outcome) return std::unexpected(outcome.error());
+    return std::move(outcome->warnings);
 }
 
 Result<std::string> container_state_json(const Runtime& runtime, const std::string& id) {
@@ -105,8 +104,14 @@ Result<void> kill_container(const Runtime& runtime, const std::string& id, int s
     auto c = TRY(open_container(runtime, id, state::Lock::shared));
     if (c.observed.status == Status::stopped || c.observed.status == Status::creating || !c.record)
         return fail_msg("container not running");
-    if (all && !c.record->cgroup_path.empty())
+    if (all) {
+        // Without a cgroup there is no complete list of the container's processes; signalling init alone
+        // would quietly do less than asked.
+        if (c.record->cgroup_path.empty())
+            return fail_msg("kill --all needs the container's cgroup, and this container has none "
+                            "(created with --cgroup-manager disabled)");
         return cgroup::kill_all(c.record->cgroup_mount, c.record->cgroup_path, signal);
+    }
     return signal_init(*c.record, signal);
 }
 

@@ -10,16 +10,18 @@
 
 namespace husk {
 
-Result<int> run_container(const Runtime& runtime, const RunOptions& options) {
+Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& options) {
+    RunOutcome outcome;
     if (options.detach) {
         TRY(create_container(runtime, options.create));
-        if (auto started = start_container(runtime, options.create.id); !started) {
+        auto started = start_container(runtime, options.create.id);
+        if (!started) {
             (void)delete_container(runtime, options.create.id, true);
             return std::unexpected(started.error());
         }
-        return 0;
+        outcome.warnings = std::move(*started);
+        return outcome;
     }
-    int exit_code = 0;
     {
         auto launch = TRY(container::prepare_launch(runtime, options.create));
         launch->spawn_attempted = true;
@@ -43,23 +45,26 @@ Result<int> run_container(const Runtime& runtime, const RunOptions& options) {
             sigaddset(&forward, sig);
         wait.forward = forward;
 
-        if (auto started = start_container(runtime, options.create.id); !started) {
+        auto started = start_container(runtime, options.create.id);
+        if (!started) {
             container::kill_init(spawned.pid);
             (void)monitor::wait_for_exit(spawned.pidfd.get(), monitor::WaitOptions{});
             (void)delete_container(runtime, options.create.id, true);
             return std::unexpected(started.error());
         }
+        outcome.warnings = std::move(*started);
         auto status = monitor::wait_for_exit(spawned.pidfd.get(), wait);
         monitor::ExitStatus exit = status ? *status : monitor::ExitStatus{};
         container::record_exit(state_path, spawned.pid, exit);
-        exit_code = exit.known ? exit.code : 255;
+        outcome.exit_code = exit.known ? exit.code : 255;
+        outcome.failure = exit.exec_error;
     }
     if (!options.keep) {
         auto deleted = delete_container(runtime, options.create.id, true);
         if (!deleted) return std::unexpected(deleted.error());
-        for (const auto& warning : *deleted) std::fprintf(stderr, "husk: warning: %s\n", warning.c_str());
+        outcome.warnings.insert(outcome.warnings.end(), deleted->begin(), deleted->end());
     }
-    return exit_code;
+    return outcome;
 }
 
 }  // namespace husk

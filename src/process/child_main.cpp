@@ -50,7 +50,7 @@ Result<void> setup_console(const ContainerPlan& plan, int sync) noexcept {
         winsize size{};
         size.ws_row = plan.exec.console_rows;
         size.ws_col = plan.exec.console_columns;
-        ::ioctl(slave, TIOCSWINSZ, &size);
+        if (::ioctl(slave, TIOCSWINSZ, &size) != 0) return fail_sys(errno, "ioctl TIOCSWINSZ", "process.consoleSize");
     }
     TRY(send_message(sync, SyncType::console, nullptr, master));
     ::close(master);
@@ -138,7 +138,7 @@ Result<void> wait_for_start(int fifo) noexcept {
     if (exec.terminal) step(sync, "console", setup_console(plan, sync));
     // 8. sysctl through the container's own /proc (config-linux.md "Sysctl").
     step(sync, "sysctl", sysctl::apply_sysctl(plan.sysctl));
-    // 9. maskedPaths, readonlyPaths, read-only root.
+    // 9. readonlyPaths, maskedPaths, read-only root (runc's order).
     step(sync, "rootfs", mnt::apply_finalize(plan.rootfs));
     // 10. rlimits while we still hold CAP_SYS_RESOURCE.
     step(sync, "rlimits", rlimit::apply_rlimits(plan.rlimits));

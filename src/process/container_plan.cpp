@@ -18,7 +18,6 @@ Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOption
         .create_container_hooks = TRY(hooks::prepare_child_hooks(spec.hooks.create_container, "createContainer")),
         .start_container_hooks = TRY(hooks::prepare_child_hooks(spec.hooks.start_container, "startContainer")),
         .exec = TRY(prepare_exec(spec, options.preserve_fds)),
-        .has_create_hooks = !spec.hooks.prestart.empty() || !spec.hooks.create_runtime.empty(),
     };
     return plan;
 }

@@ -33,7 +33,6 @@ struct ContainerPlan {
     hooks::ChildHooksPlan create_container_hooks;
     hooks::ChildHooksPlan start_container_hooks;
     ExecPlan exec;
-    bool has_create_hooks = false;  // prestart or createRuntime: the child stops for the parent to run them
 };
 
 Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOptions& options);

@@ -54,6 +54,10 @@ Result<void> drive_setup(const Spawned& child, int sync, const SpawnOptions& opt
                 // The child's own hooks get the state too: createContainer sees "creating", startContainer
                 // "created". Both travel in one payload, separated by a NUL.
                 std::string both = creating + '\0' + options.hook_state("created", child.pid);
+                if (both.size() >= sizeof(ChildBuffers::state_json))
+                    return fail_msg("the container state for createContainer/startContainer hooks is " +
+                                    std::to_string(both.size()) + " bytes, more than husk passes (" +
+                                    std::to_string(sizeof(ChildBuffers::state_json) - 1) + "): fewer annotations?");
                 TRY(send_message(sync, SyncType::hooks_done, nullptr, -1, both.data(), both.size()));
                 break;
             }

@@ -160,8 +160,20 @@ Result<void> check_hooks(const Hooks& hooks) {
 
 }  // namespace
 
+// DESIGN.md section 4: annotations under run.husk. configure husk's own limits. One husk does not understand is
+// an error, never ignored: a limit the user believes in must not silently be absent. None is implemented yet.
+static Result<void> check_husk_annotations(const std::map<std::string, std::string>& annotations) {
+    for (const auto& [key, value] : annotations) {
+        if (key.rfind("run.husk.", 0) == 0)
+            return fail_msg("annotations: " + quoted(key) + " is not supported by this husk build (fail closed: "
+                            "husk's own limits are not implemented yet)");
+    }
+    return {};
+}
+
 Result<void> validate(const Spec& spec) {
     TRY(check_version(spec.oci_version));
+    TRY(check_husk_annotations(spec.annotations));
     TRY(check_unsupported(spec.unsupported));
     TRY(check_lsm(spec));
     if (spec.root.path.empty()) return fail_msg("root.path: must not be empty");

@@ -243,3 +243,12 @@ TEST_CASE("validate_container_id rejects empty, dot, slash, control and over-lon
     CHECK(id_error("a b") == "invalid container id \"a b\": only letters, digits and _ + - . are allowed");
     CHECK(id_error(std::string(1025, 'a')) == "invalid container id: 1025 characters long (at most 1024)");
 }
+
+TEST_CASE("validate refuses run.husk annotations it does not implement and ignores all others", "[spec]") {
+    Spec spec = valid_spec();
+    spec.annotations = {{"io.container.manager", "libpod"}, {"org.opencontainers.image.stopSignal", "15"}};
+    CHECK(husk::spec::validate(spec));
+    spec.annotations["run.husk.timeout"] = "2s";
+    CHECK(error_of(spec) == "annotations: \"run.husk.timeout\" is not supported by this husk build (fail closed: "
+                            "husk's own limits are not implemented yet)");
+}
