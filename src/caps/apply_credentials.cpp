@@ -9,34 +9,14 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <string_view>
 
+#include "base/stack_text.hpp"
 #include "caps/credentials.hpp"
 
 namespace husk::caps {
 namespace {
-
-// Text assembled on the stack, truncated silently: error messages in the child.
-class StackText {
-public:
-    StackText& operator<<(std::string_view text) noexcept {
-        for (char c : text)
-            if (used_ + 1 < sizeof buffer_) buffer_[used_++] = c;
-        return *this;
-    }
-    StackText& operator<<(unsigned long number) noexcept {
-        char digits[24];
-        auto result = std::to_chars(digits, digits + sizeof digits, number);
-        return *this << std::string_view(digits, static_cast<std::size_t>(result.ptr - digits));
-    }
-    std::string_view view() const noexcept { return {buffer_, used_}; }
-
-private:
-    char buffer_[256] = {};
-    std::size_t used_ = 0;
-};
 
 bool has(std::uint64_t set, int cap) noexcept { return (set >> cap) & 1; }
 

@@ -6,17 +6,19 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <string>
 
+#include "base/run_in_child.hpp"
+
 namespace {
 
 using husk::Error;
 using husk::Result;
+using husk::run_in_child;
 namespace spec = husk::spec;
 
 // What a forked child saw after applying credentials; trivially copyable so it crosses a pipe.
@@ -30,31 +32,6 @@ struct ChildReport {
     gid_t groups[8] = {};
     mode_t umask = 0;
 };
-
-// Runs body in a forked child (the container side must not disturb the test process) and returns its
-// report. The child always _exits; the parent reaps it before returning.
-template <typename Body>
-ChildReport run_in_child(Body body) {
-    int fds[2];
-    REQUIRE(pipe2(fds, O_CLOEXEC) == 0);
-    pid_t pid = fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-        close(fds[0]);
-        ChildReport report = body();
-        ssize_t n = write(fds[1], &report, sizeof report);
-        _exit(n == sizeof report ? 0 : 1);
-    }
-    close(fds[1]);
-    ChildReport report;
-    ssize_t n = read(fds[0], &report, sizeof report);
-    close(fds[0]);
-    int status = 0;
-    REQUIRE(waitpid(pid, &status, 0) == pid);
-    REQUIRE(n == static_cast<ssize_t>(sizeof report));
-    REQUIRE(WIFEXITED(status));
-    return report;
-}
 
 void observe(ChildReport& report) {
     __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
@@ -86,6 +63,17 @@ ChildReport apply_all(const husk::caps::CredentialsPlan& plan) {
     if (!r) report.error = r.error();
     observe(report);
     return report;
+}
+
+// apply_capabilities alone, in a child.
+ChildReport capabilities_in_child(const husk::caps::CredentialsPlan& plan) {
+    return run_in_child<ChildReport>([&] {
+        ChildReport report;
+        auto applied = husk::caps::apply_capabilities(plan);
+        report.ok = applied.has_value();
+        if (!applied) report.error = applied.error();
+        return report;
+    });
 }
 
 std::uint64_t bit(int cap) { return std::uint64_t{1} << cap; }
@@ -196,7 +184,7 @@ TEST_CASE("applied credentials give a non-root user exactly the listed sets, ids
     auto plan = husk::caps::prepare_credentials(process);
     REQUIRE(plan);
 
-    ChildReport report = run_in_child([&] { return apply_all(*plan); });
+    ChildReport report = run_in_child<ChildReport>([&] { return apply_all(*plan); });
     INFO(report.error.message());
     REQUIRE(report.ok);
     const std::uint64_t both = bit(CAP_NET_BIND_SERVICE) | bit(CAP_KILL);
@@ -219,7 +207,7 @@ TEST_CASE("applied credentials without a capabilities object leave root with no 
     spec::Process process;
     auto plan = husk::caps::prepare_credentials(process);
     REQUIRE(plan);
-    ChildReport report = run_in_child([&] { return apply_all(*plan); });
+    ChildReport report = run_in_child<ChildReport>([&] { return apply_all(*plan); });
     INFO(report.error.message());
     REQUIRE(report.ok);
     CHECK(report.bounding == 0);
@@ -247,13 +235,7 @@ TEST_CASE("apply_capabilities names a capability husk itself does not hold", "[c
     process.capabilities.permitted = {{name}};
     auto plan = husk::caps::prepare_credentials(process);
     REQUIRE(plan);
-    ChildReport report = run_in_child([&] {
-        ChildReport r;
-        auto applied = husk::caps::apply_capabilities(*plan);
-        r.ok = applied.has_value();
-        if (!applied) r.error = applied.error();
-        return r;
-    });
+    ChildReport report = capabilities_in_child(*plan);
     REQUIRE_FALSE(report.ok);
     CHECK(report.error.message() == "capset: " + name + " is not in husk's own permitted set: operation not permitted");
 
@@ -262,13 +244,7 @@ TEST_CASE("apply_capabilities names a capability husk itself does not hold", "[c
     process.capabilities.inheritable = {{name}};
     plan = husk::caps::prepare_credentials(process);
     REQUIRE(plan);
-    report = run_in_child([&] {
-        ChildReport r;
-        auto applied = husk::caps::apply_capabilities(*plan);
-        r.ok = applied.has_value();
-        if (!applied) r.error = applied.error();
-        return r;
-    });
+    report = capabilities_in_child(*plan);
     REQUIRE_FALSE(report.ok);
     CHECK(report.error.message() ==
           "capset: inheritable " + name + " is not in the bounding set: operation not permitted");
@@ -280,7 +256,7 @@ TEST_CASE("apply_ids explains additionalGids in a user namespace where setgroups
         process.user.additional_gids = groups;
         auto plan = husk::caps::prepare_credentials(process);
         REQUIRE(plan);
-        return run_in_child([&] {
+        return run_in_child<ChildReport>([&] {
             ChildReport r;
             // The unprivileged pattern: map only our own ids, which requires setgroups "deny".
             if (unshare(CLONE_NEWUSER) != 0) {

@@ -11,8 +11,8 @@
 #include <cstring>
 #include <ctime>
 
+#include "base/stack_text.hpp"
 #include "base/sys.hpp"
-#include "hooks/stack_text.hpp"
 #include "husk/unique_fd.hpp"
 
 namespace husk::hooks {

@@ -1,8 +1,6 @@
 #include "hooks/hooks.hpp"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -12,6 +10,7 @@
 #include <string>
 
 #include "base/fs.hpp"
+#include "base/run_in_child.hpp"
 
 namespace {
 
@@ -63,29 +62,15 @@ struct ChildReport {
 
 // apply_child_hooks in a forked child, as the container child runs it; the parent asserts.
 ChildReport apply_in_child(const husk::hooks::ChildHooksPlan& plan, const std::string& state) {
-    int fds[2];
-    REQUIRE(pipe2(fds, O_CLOEXEC) == 0);
-    pid_t pid = fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-        close(fds[0]);
+    return husk::run_in_child<ChildReport>([&] {
         ChildReport report;
         auto start = std::chrono::steady_clock::now();
         auto applied = husk::hooks::apply_child_hooks(plan, state.data(), state.size());
         report.elapsed_ms = elapsed_ms(start);
         report.ok = applied.has_value();
         if (!applied) report.error = applied.error();
-        ssize_t n = write(fds[1], &report, sizeof report);
-        _exit(n == sizeof report ? 0 : 1);
-    }
-    close(fds[1]);
-    ChildReport report;
-    ssize_t n = read(fds[0], &report, sizeof report);
-    close(fds[0]);
-    int status = 0;
-    REQUIRE(waitpid(pid, &status, 0) == pid);
-    REQUIRE(n == static_cast<ssize_t>(sizeof report));
-    return report;
+        return report;
+    });
 }
 
 }  // namespace

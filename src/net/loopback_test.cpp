@@ -1,17 +1,17 @@
 #include "net/loopback.hpp"
 
-#include <fcntl.h>
 #include <linux/capability.h>
 #include <net/if.h>
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cstring>
+
+#include "base/run_in_child.hpp"
 
 namespace {
 
@@ -36,12 +36,7 @@ enum class Privilege { keep, drop_effective };
 
 // In a forked child: a fresh network namespace, then apply the plan there.
 ChildReport up_in_new_netns(const husk::net::LoopbackPlan& plan, Privilege privilege) {
-    int fds[2];
-    REQUIRE(pipe2(fds, O_CLOEXEC) == 0);
-    pid_t pid = fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-        close(fds[0]);
+    return husk::run_in_child<ChildReport>([&] {
         ChildReport report;
         report.unshared = unshare(CLONE_NEWNET) == 0;
         report.up_before = loopback_is_up();
@@ -56,17 +51,8 @@ ChildReport up_in_new_netns(const husk::net::LoopbackPlan& plan, Privilege privi
         report.ok = applied.has_value();
         if (!applied) report.error = applied.error();
         report.up_after = loopback_is_up();
-        ssize_t n = write(fds[1], &report, sizeof report);
-        _exit(n == sizeof report ? 0 : 1);
-    }
-    close(fds[1]);
-    ChildReport report;
-    ssize_t n = read(fds[0], &report, sizeof report);
-    close(fds[0]);
-    int status = 0;
-    REQUIRE(waitpid(pid, &status, 0) == pid);
-    REQUIRE(n == static_cast<ssize_t>(sizeof report));
-    return report;
+        return report;
+    });
 }
 
 }  // namespace

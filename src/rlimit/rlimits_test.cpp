@@ -1,13 +1,13 @@
 #include "rlimit/rlimits.hpp"
 
-#include <fcntl.h>
 #include <linux/capability.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <string>
+
+#include "base/run_in_child.hpp"
 
 namespace {
 
@@ -29,29 +29,15 @@ struct ChildReport {
 
 // Applies the plan in a forked child and reports what getrlimit says there.
 ChildReport apply_in_child(const husk::rlimit::RlimitPlan& plan) {
-    int fds[2];
-    REQUIRE(pipe2(fds, O_CLOEXEC) == 0);
-    pid_t pid = fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-        close(fds[0]);
+    return husk::run_in_child<ChildReport>([&] {
         ChildReport report;
         auto applied = husk::rlimit::apply_rlimits(plan);
         report.ok = applied.has_value();
         if (!applied) report.error = applied.error();
         getrlimit(RLIMIT_NOFILE, &report.nofile);
         getrlimit(RLIMIT_CORE, &report.core);
-        ssize_t n = write(fds[1], &report, sizeof report);
-        _exit(n == sizeof report ? 0 : 1);
-    }
-    close(fds[1]);
-    ChildReport report;
-    ssize_t n = read(fds[0], &report, sizeof report);
-    close(fds[0]);
-    int status = 0;
-    REQUIRE(waitpid(pid, &status, 0) == pid);
-    REQUIRE(n == static_cast<ssize_t>(sizeof report));
-    return report;
+        return report;
+    });
 }
 
 }  // namespace

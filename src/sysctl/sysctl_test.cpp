@@ -4,13 +4,13 @@
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cstring>
 
 #include "base/fs.hpp"
+#include "base/run_in_child.hpp"
 
 namespace {
 
@@ -26,12 +26,7 @@ enum class ProcMount { fresh_proc, fake_tmpfs };
 // In a forked child with its own network and mount namespaces, /proc remounted (a fresh procfs, or a
 // tmpfs imitating /proc/sys), apply the plan and read `read_back_path` back.
 ChildReport apply_in_child(const husk::sysctl::SysctlPlan& plan, ProcMount proc, const char* read_back_path) {
-    int fds[2];
-    REQUIRE(pipe2(fds, O_CLOEXEC) == 0);
-    pid_t pid = fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-        close(fds[0]);
+    return husk::run_in_child<ChildReport>([&] {
         ChildReport report;
         report.setup_ok =
             unshare(CLONE_NEWNET | CLONE_NEWNS) == 0 && mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
@@ -55,17 +50,8 @@ ChildReport apply_in_child(const husk::sysctl::SysctlPlan& plan, ProcMount proc,
                 close(fd);
             }
         }
-        ssize_t n = write(fds[1], &report, sizeof report);
-        _exit(n == sizeof report ? 0 : 1);
-    }
-    close(fds[1]);
-    ChildReport report;
-    ssize_t n = read(fds[0], &report, sizeof report);
-    close(fds[0]);
-    int status = 0;
-    REQUIRE(waitpid(pid, &status, 0) == pid);
-    REQUIRE(n == static_cast<ssize_t>(sizeof report));
-    return report;
+        return report;
+    });
 }
 
 }  // namespace

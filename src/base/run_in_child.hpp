@@ -1,0 +1,45 @@
+// run_in_child: for unit tests only. Runs a body in a forked child, so that what it applies (namespaces,
+// credentials, limits) leaves the test process untouched, and returns the report the body produced.
+// The child may allocate here only because tests are not the container path; the real container child
+// must not (DESIGN.md, "prepare in the parent, apply in the child").
+#pragma once
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <type_traits>
+
+#include "husk/unique_fd.hpp"
+
+namespace husk {
+
+// body() runs in the child and returns a Report, which crosses a pipe byte for byte (hence trivially
+// copyable). The child always _exits; the parent reaps it and REQUIREs a whole report and a normal exit.
+template <typename Report, typename Body>
+Report run_in_child(Body body) {
+    static_assert(std::is_trivially_copyable_v<Report>, "the report crosses a pipe as raw bytes");
+    int fds[2];
+    REQUIRE(::pipe2(fds, O_CLOEXEC) == 0);
+    UniqueFd read_end(fds[0]), write_end(fds[1]);
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        read_end.reset();
+        Report report = body();
+        ssize_t n = ::write(write_end.get(), &report, sizeof report);
+        ::_exit(n == static_cast<ssize_t>(sizeof report) ? 0 : 1);
+    }
+    write_end.reset();
+    Report report;
+    ssize_t n = ::read(read_end.get(), &report, sizeof report);
+    read_end.reset();
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    REQUIRE(n == static_cast<ssize_t>(sizeof report));
+    REQUIRE(WIFEXITED(status));
+    return report;
+}
+
+}  // namespace husk
