@@ -40,8 +40,8 @@ Result<ExecPlan> prepare_exec(const spec::Spec& spec, int preserve_fds) {
         while (start <= path.size()) {
             std::size_t end = path.find(':', start);
             if (end == std::string::npos) end = path.size();
-            std::string dir = path.substr(start, end - start);
-            if (dir.empty()) dir = ".";  // an empty PATH element means the current directory
+            // An empty PATH element means the current directory.
+            std::string dir = end > start ? path.substr(start, end - start) : std::string(".");
             plan.candidates.push_back(dir + "/" + name);
             start = end + 1;
         }
