@@ -17,9 +17,10 @@ namespace husk::test {
 using Ms = std::chrono::milliseconds;
 
 // What is under test, taken from the environment by main(): HUSK_BINARY, HUSK_PROBE,
-// HUSK_TEST_ROOTFS_SCRIPT (bundles/build-rootfs.sh). The example bundle's config.json sits next to it.
+// HUSK_SUBREAPER_CALLER (tests/subreaper/caller.cpp), HUSK_TEST_ROOTFS_SCRIPT (bundles/build-rootfs.sh).
+// The example bundle's config.json sits next to the script.
 struct Paths {
-    std::string husk, probe, rootfs_script, example_config;
+    std::string husk, probe, subreaper_caller, rootfs_script, example_config;
 };
 const Paths& paths();
 // Fills paths() from the environment; returns an error message, or "" when everything is there.
@@ -54,6 +55,7 @@ public:
     Process& operator=(Process&&) = delete;
     ~Process();
     pid_t pid() const { return pid_; }
+    std::string current_out() const;  // stdout so far, while the command runs
     Output wait();
 
 private:
@@ -74,6 +76,7 @@ Json last_json_line(const std::string& text);             // a probe's report; t
 std::string to_lower(std::string text);
 std::string join_lines(const std::vector<std::string>& items);
 unsigned long long proc_start_time(pid_t pid);            // field 22 of /proc/PID/stat, 0 if gone
+pid_t proc_parent(pid_t pid);                             // field 4 of /proc/PID/stat, -1 if gone
 bool process_alive(pid_t pid);                            // exists and is not a zombie
 
 // A bundle directory: rootfs/ built by the rootfs script (the probe at /probe) and config.json

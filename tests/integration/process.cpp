@@ -84,6 +84,8 @@ Process::~Process() {
     if (pidfd_ >= 0) ::close(pidfd_);
 }
 
+std::string Process::current_out() const { return read_file(out_path_); }
+
 Output Process::wait() {
     if (pid_ <= 0) throw std::logic_error("Process::wait called twice");
     Output result;
@@ -220,6 +222,11 @@ static std::vector<std::string> stat_fields(pid_t pid) {
 unsigned long long proc_start_time(pid_t pid) {
     std::vector<std::string> f = stat_fields(pid);
     return f.size() > 19 ? std::stoull(f[19]) : 0;
+}
+
+pid_t proc_parent(pid_t pid) {
+    std::vector<std::string> f = stat_fields(pid);
+    return f.size() > 1 ? static_cast<pid_t>(std::stol(f[1])) : -1;
 }
 
 bool process_alive(pid_t pid) {

@@ -71,10 +71,13 @@ const Paths& paths() { return g_paths; }
 std::string load_paths_from_env() {
     g_paths.husk = env_or_empty("HUSK_BINARY");
     g_paths.probe = env_or_empty("HUSK_PROBE");
+    g_paths.subreaper_caller = env_or_empty("HUSK_SUBREAPER_CALLER");
     g_paths.rootfs_script = env_or_empty("HUSK_TEST_ROOTFS_SCRIPT");
     std::string missing;
     if (access(g_paths.husk.c_str(), X_OK) != 0) missing += " HUSK_BINARY (the husk binary under test)";
     if (access(g_paths.probe.c_str(), R_OK) != 0) missing += " HUSK_PROBE (tests/probe)";
+    if (access(g_paths.subreaper_caller.c_str(), X_OK) != 0)
+        missing += " HUSK_SUBREAPER_CALLER (tests/subreaper-caller)";
     if (access(g_paths.rootfs_script.c_str(), R_OK) != 0) missing += " HUSK_TEST_ROOTFS_SCRIPT (bundles/build-rootfs.sh)";
     size_t slash = g_paths.rootfs_script.rfind('/');
     std::string bundles = slash == std::string::npos ? "." : g_paths.rootfs_script.substr(0, slash);
