@@ -121,9 +121,9 @@ process::SpawnOptions spawn_options(const Launch& launch, process::Parent parent
 Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std::string& pid_file) {
     state::Record& r = launch.record;
     r.pid = pid;
-    r.pid_start_time = TRY(state::read_proc_stat(pid)).start_time;
+    r.pid_start_time = TRY(read_proc_stat(pid)).start_time;
     r.monitor_pid = monitor;
-    if (monitor > 0) r.monitor_start_time = TRY(state::read_proc_stat(monitor)).start_time;
+    if (monitor > 0) r.monitor_start_time = TRY(read_proc_stat(monitor)).start_time;
     TRY(launch.dir->write_record(r));
     TRY(write_pid_file(pid_file, pid));
     return {};

@@ -8,6 +8,7 @@
 #include <csignal>
 #include <vector>
 
+#include "base/proc_stat.hpp"
 #include "base/sys.hpp"
 #include "base/time.hpp"
 
@@ -70,6 +71,8 @@ void record_exit(const std::string& state_path, pid_t init, const monitor::ExitS
     monitor::WaitOptions options;
     options.role = role;
     options.sync = init.sync.get();
+    options.pid = init.pid;
+    if (auto stat = read_proc_stat(init.pid)) options.start_time = stat->start_time;
     auto status = monitor::wait_for_exit(init.pidfd.get(), options);
     record_exit(state_path, init.pid, status ? *status : monitor::ExitStatus{});
     ::_exit(0);

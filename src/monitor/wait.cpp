@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdint>
 
+#include "base/proc_stat.hpp"
 #include "base/sys.hpp"
 #include "husk/unique_fd.hpp"
 #include "process/sync.hpp"
@@ -28,8 +29,29 @@ static_assert(sizeof(PidfdInfo) == 64, "PIDFD_INFO_SIZE_VER0");
 constexpr std::uint64_t pidfd_info_exit = 1u << 3;
 constexpr unsigned long pidfd_get_info = _IOWR(0xFF, 11, PidfdInfo);
 
-ExitStatus read_exit(int pidfd, Role role) {
-    if (role == Role::parent) {
+// The kernel fills PIDFD_INFO_EXIT when the process is reaped (release_task), not when it exits. Until the
+// subreaper reaps it, init is a zombie and /proc/PID/stat field 52 holds the same wait status. So: ask the
+// pidfd; failing that read the zombie's status (same pid and start time, so it is our init); failing that it
+// was just reaped, so ask the pidfd again. A subreaper that never reaps leaves the zombie readable.
+ExitStatus read_watched_exit(int pidfd, const WaitOptions& options) {
+    for (int attempt = 0; attempt < 500; ++attempt) {
+        PidfdInfo info{};
+        info.mask = pidfd_info_exit;
+        if (::ioctl(pidfd, pidfd_get_info, &info) == 0 && (info.mask & pidfd_info_exit) != 0)
+            return decode_wait_status(info.exit_code);
+        if (options.pid > 0) {
+            auto stat = read_proc_stat(options.pid);
+            if (stat && stat->start_time == options.start_time && stat->state == 'Z')
+                return decode_wait_status(stat->exit_code);
+        }
+        ::usleep(10000);
+    }
+    return ExitStatus{};
+}
+
+ExitStatus read_exit(int pidfd, const WaitOptions& options) {
+    if (options.role == Role::watcher) return read_watched_exit(pidfd, options);
+    {
         siginfo_t info{};
         while (::waitid(P_PIDFD, static_cast<id_t>(pidfd), &info, WEXITED) != 0) {
             if (errno != EINTR) return ExitStatus{};
@@ -44,10 +66,6 @@ ExitStatus read_exit(int pidfd, Role role) {
         }
         return status;
     }
-    PidfdInfo info{};
-    info.mask = pidfd_info_exit;
-    if (::ioctl(pidfd, pidfd_get_info, &info) != 0 || (info.mask & pidfd_info_exit) == 0) return ExitStatus{};
-    return decode_wait_status(info.exit_code);
 }
 
 }  // namespace
@@ -114,7 +132,7 @@ Result<ExitStatus> wait_for_exit(int pidfd, const WaitOptions& options) {
             if (auto message = process::receive_message(sync); message && message->type == process::SyncType::exec_failed)
                 exec_error = message->error.message();
         }
-        ExitStatus status = read_exit(pidfd, options.role);
+        ExitStatus status = read_exit(pidfd, options);
         status.exec_error = exec_error;
         return status;
     }

@@ -1,7 +1,10 @@
 // Waiting for the container init to end, whether we are its parent or not (DESIGN.md section 3).
 #pragma once
 
+#include <sys/types.h>
+
 #include <csignal>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -20,6 +23,9 @@ enum class Role { parent, watcher };  // parent: waitid reaps; watcher: init bel
 
 struct WaitOptions {
     Role role = Role::parent;
+    // The watcher's fallback while init is an unreaped zombie needs to know it is still our init.
+    pid_t pid = 0;
+    std::uint64_t start_time = 0;
     int sync = -1;  // init's sync socket: reports a failed execve
     // Signals to forward to init while waiting (`husk run` in the foreground); empty = none.
     std::optional<sigset_t> forward;

@@ -7,18 +7,12 @@
 #include <optional>
 #include <string>
 
+#include "base/proc_stat.hpp"
 #include "husk/error.hpp"
 #include "husk/unique_fd.hpp"
 
 namespace husk::state {
 
-struct ProcStat {
-    char state = '?';             // field 3: R, S, D, Z, ...
-    std::uint64_t start_time = 0; // field 22, clock ticks since boot
-};
-
-// Reads /proc/PID/stat; ENOENT when the process is gone.
-Result<ProcStat> read_proc_stat(pid_t pid);
 Result<std::string> read_boot_id();
 
 // A pidfd for pid if and only if it is still the process that started at start_time in this boot and has not

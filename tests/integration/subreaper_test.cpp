@@ -149,13 +149,10 @@ TEST_CASE("a subreaper caller sees the signal when husk kill ends init", "[integ
     check_nothing_left(sb);
 }
 
-// KNOWN HUSK BUG (hence [!mayfail]): in the watcher role, src/monitor/wait.cpp read_exit() asks PIDFD_GET_INFO
-// for PIDFD_INFO_EXIT once, as soon as the pidfd polls readable. That happens when init becomes a zombie, but
-// the kernel fills in the exit info only when init is reaped (fs/pidfs.c: pidfs_exit() runs from
-// release_task()). Unless the subreaper wins the race, the monitor records {"code":-1,"reason":"unknown"};
-// with a reap delay it always does.
+// The kernel fills PIDFD_INFO_EXIT only when init is reaped (release_task), so a busy subreaper leaves the
+// monitor looking at a zombie: it must still record the status (read from the zombie, or from the pidfd).
 TEST_CASE("when a subreaper reaps init, state still records its exit code or signal (PIDFD_INFO_EXIT)",
-          "[integration][subreaper][!mayfail]") {
+          "[integration][subreaper]") {
     // A busy shim may leave init a zombie for a while; the monitor must still end up with the status.
     long reap_delay_ms = GENERATE(0L, 300L);
     Ending ending = GENERATE(Ending::exit3, Ending::husk_kill);
