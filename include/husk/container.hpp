@@ -51,6 +51,12 @@ Result<void> kill_container(const Runtime& runtime, const std::string& id, int s
 // Warnings (a failing poststop hook) are returned for the CLI to print.
 Result<std::vector<std::string>> delete_container(const Runtime& runtime, const std::string& id, bool force);
 
+// cgroup.freeze (cgroup v2 core: no controller needed); status becomes "paused" / "running".
+Result<void> pause_container(const Runtime& runtime, const std::string& id);
+Result<void> resume_container(const Runtime& runtime, const std::string& id);
+// Host pids of every process in the container's cgroup.
+Result<std::vector<pid_t>> container_pids(const Runtime& runtime, const std::string& id);
+
 struct ContainerSummary {
     std::string id;
     pid_t pid = 0;

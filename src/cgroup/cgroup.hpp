@@ -71,6 +71,9 @@ Result<void> remove_cgroup(const Cgroup& cgroup);
 // The pids in the cgroup's own cgroup.procs (not its descendants).
 Result<std::vector<pid_t>> read_procs(const std::string& mount, const std::string& path);
 
+// The pids of the cgroup and all its descendants (what `husk ps` lists).
+Result<std::vector<pid_t>> read_all_procs(const std::string& mount, const std::string& path);
+
 // Signals every process of the cgroup and its descendants. SIGKILL uses cgroup.kill when the kernel has it;
 // otherwise the cgroup is frozen, each process signalled through a pidfd, and thawed again (unless it was
 // frozen before), so nothing can fork away in between. A pid is signalled only while /proc/PID/cgroup still

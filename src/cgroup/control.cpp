@@ -132,6 +132,13 @@ Result<std::vector<pid_t>> read_procs(const std::string& mount, const std::strin
     return pids;
 }
 
+Result<std::vector<pid_t>> read_all_procs(const std::string& mount, const std::string& path) {
+    UniqueFd dir = TRY(open_cgroup_dir(mount, path));
+    std::vector<pid_t> pids;
+    TRY(collect_pids(dir.get(), mount + path, pids));
+    return pids;
+}
+
 Result<void> kill_all(const std::string& mount, const std::string& path, int signal) {
     UniqueFd dir = TRY(open_cgroup_dir(mount, path));
     std::string where = mount + path;

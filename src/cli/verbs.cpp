@@ -9,6 +9,9 @@ int verb_state(const Globals&, const Args&);
 int verb_kill(const Globals&, const Args&);
 int verb_delete(const Globals&, const Args&);
 int verb_list(const Globals&, const Args&);
+int verb_pause(const Globals&, const Args&);
+int verb_resume(const Globals&, const Args&);
+int verb_ps(const Globals&, const Args&);
 int verb_spec(const Globals&, const Args&);
 int verb_features(const Globals&, const Args&);
 
@@ -20,6 +23,9 @@ const std::vector<Verb>& verbs() {
         {"state", "print the OCI state of a container as JSON", verb_state},
         {"kill", "send a signal to the container's init (or all its processes)", verb_kill},
         {"delete", "delete a stopped container (--force: any container)", verb_delete},
+        {"pause", "freeze every process of the container (cgroup.freeze)", verb_pause},
+        {"resume", "thaw a paused container", verb_resume},
+        {"ps", "list the host pids of the container's processes", verb_ps},
         {"list", "list containers", verb_list},
         {"spec", "write a default config.json", verb_spec},
         {"features", "print the runtime-spec features document", verb_features},

@@ -149,6 +149,36 @@ Result<std::vector<std::string>> delete_container(const Runtime& runtime, const 
     return warnings;
 }
 
+// runc's wording for a container in the wrong state for pause/resume.
+static Result<const state::Record*> require_cgroup(const Opened& c, Status expected, const char* verb) {
+    if (c.observed.status != expected)
+        return fail_msg(std::string("container not ") + (expected == Status::running ? "running" : "paused") +
+                        " (" + container::status_name(c.observed.status) + "): cannot " + verb);
+    if (c.record->cgroup_path.empty())
+        return fail_msg(std::string("cannot ") + verb + ": the container has no cgroup (--cgroup-manager disabled)");
+    return &*c.record;
+}
+
+Result<void> pause_container(const Runtime& runtime, const std::string& id) {
+    auto c = TRY(open_container(runtime, id, state::Lock::exclusive));
+    const state::Record* record = TRY(require_cgroup(c, Status::running, "pause"));
+    return cgroup::set_frozen(record->cgroup_mount, record->cgroup_path, true);
+}
+
+Result<void> resume_container(const Runtime& runtime, const std::string& id) {
+    auto c = TRY(open_container(runtime, id, state::Lock::exclusive));
+    const state::Record* record = TRY(require_cgroup(c, Status::paused, "resume"));
+    return cgroup::set_frozen(record->cgroup_mount, record->cgroup_path, false);
+}
+
+Result<std::vector<pid_t>> container_pids(const Runtime& runtime, const std::string& id) {
+    auto c = TRY(open_container(runtime, id, state::Lock::shared));
+    if (!c.record || c.observed.status == Status::stopped) return fail_msg("container not running");
+    if (c.record->cgroup_path.empty())
+        return fail_msg("ps needs the container's cgroup, and this container has none (--cgroup-manager disabled)");
+    return cgroup::read_all_procs(c.record->cgroup_mount, c.record->cgroup_path);
+}
+
 std::vector<ContainerSummary> list_containers(const Runtime& runtime) {
     std::vector<ContainerSummary> out;
     for (const auto& id : state::list_ids(runtime.root)) {

@@ -310,3 +310,67 @@ TEST_CASE("the example bundle's config runs and prints its greeting", "[integrat
     CHECK_THAT(out.out, Contains("husk-demo"));
     check_nothing_left(sb);
 }
+
+TEST_CASE("pause freezes the container's cgroup and resume thaws it", "[integration][lifecycle]") {
+    Sandbox sb;
+    Bundle b = sleeper(sb);
+    std::string id = sb.id("pause");
+    Output created = sb.create(b, id);
+    require_ok(created);
+    require_ok(sb.husk({"start", id}));
+    REQUIRE(wait_for_output(created, "sleeping"));
+    Json running = sb.state(id);
+    std::string events = "/sys/fs/cgroup/unified" + running["husk"]["cgroupPath"].str() + "/cgroup.events";
+
+    require_ok(sb.husk({"pause", id}));
+    CHECK(sb.state(id)["status"].str() == "paused");
+    CHECK_THAT(read_file(events), Contains("frozen 1"));
+    Output again = sb.husk({"pause", id});
+    CHECK(again.exit_code == 1);
+    CHECK_THAT(again.err, Contains("container not running"));
+
+    require_ok(sb.husk({"resume", id}));
+    CHECK(sb.state(id)["status"].str() == "running");
+    CHECK_THAT(read_file(events), Contains("frozen 0"));
+    Output twice = sb.husk({"resume", id});
+    CHECK(twice.exit_code == 1);
+    CHECK_THAT(twice.err, Contains("container not paused"));
+
+    require_ok(sb.husk({"kill", id, "KILL"}));
+    CHECK(sb.wait_for_status(id, "stopped")["status"].str() == "stopped");
+    require_ok(sb.husk({"delete", id}));
+    check_nothing_left(sb);
+}
+
+TEST_CASE("ps lists the host pids of every process in the container", "[integration][lifecycle]") {
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    b.config["process"]["args"] = Json::strings({"/bin/sh", "-c", "/probe sleep 60 & /probe sleep 60 & wait"});
+    std::string id = sb.id("ps");
+    Output created = sb.create(b, id);
+    require_ok(created);
+    require_ok(sb.husk({"start", id}));
+    REQUIRE(wait_for_output(created, "}\n{"));
+    long long init = sb.state(id)["pid"].num();
+
+    Output json = sb.husk({"ps", "--format", "json", id});
+    require_ok(json);
+    Json pids = Json::parse(json.out);
+    std::set<long long> seen;
+    for (const Json& pid : pids.items()) seen.insert(pid.num());
+    CHECK(seen.size() == 3);
+    CHECK(seen.count(init) == 1);
+
+    Output table = sb.husk({"ps", id});
+    require_ok(table);
+    CHECK(lines(table.out).size() == 4);
+    CHECK_THAT(table.out, Contains("/probe sleep 60"));
+
+    require_ok(sb.husk({"kill", "--all", id, "KILL"}));
+    CHECK(sb.wait_for_status(id, "stopped")["status"].str() == "stopped");
+    Output stopped = sb.husk({"ps", id});
+    CHECK(stopped.exit_code == 1);
+    CHECK_THAT(stopped.err, Contains("container not running"));
+    require_ok(sb.husk({"delete", id}));
+    check_nothing_left(sb);
+}
