@@ -1,0 +1,19 @@
+#!/bin/sh
+# Installs what the VM harness needs on Debian 12 (idempotent, like tests/install-deps.sh):
+#   qemu-system-x86    the emulator (TCG: no KVM is needed)
+#   linux-image-amd64  the guest kernel, booted from /boot; its cgroup v2 hierarchy is the point
+#   busybox-static     the guest's userland and the test containers' rootfs
+#   kmod, cpio         modprobe --show-depends for kernel modules; building the initramfs
+#   tests/vm/install-deps.sh
+set -eu
+packages="qemu-system-x86 linux-image-amd64 busybox-static kmod cpio"
+missing=
+for p in $packages; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $missing
+fi
