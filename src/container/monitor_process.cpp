@@ -64,7 +64,7 @@ void record_exit(const std::string& state_path, pid_t init, const monitor::ExitS
     (void)dir->write_record(*record);
 }
 
-[[noreturn]] void run_monitor(const std::string& /*id*/, const std::string& state_path, process::Spawned init,
+[[noreturn]] void run_monitor(const std::string& state_path, process::Spawned init,
                               monitor::Role role, int report) {
     ::close(report);
     detach({init.pidfd.get(), init.sync.get()});

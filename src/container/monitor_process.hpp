@@ -10,7 +10,7 @@
 namespace husk::container {
 
 // Never returns. `report` is the socket to husk create, closed once the monitor is detached.
-[[noreturn]] void run_monitor(const std::string& id, const std::string& state_path, process::Spawned init,
+[[noreturn]] void run_monitor(const std::string& state_path, process::Spawned init,
                               monitor::Role role, int report);
 
 // Writes the exit into the record under the lock. A no-op when the container was deleted meanwhile, or when

@@ -38,6 +38,16 @@ bool wait_for_output(const Output& from, std::string_view text, Ms timeout = Ms(
     return true;
 }
 
+void require_ok(const Output& out);
+
+// SIGKILL to init, wait for "stopped", delete, and check nothing is left.
+void kill_and_delete(Sandbox& sb, const std::string& id) {
+    require_ok(sb.husk({"kill", id, "KILL"}));
+    CHECK(sb.wait_for_status(id, "stopped")["status"].str() == "stopped");
+    require_ok(sb.husk({"delete", id}));
+    check_nothing_left(sb);
+}
+
 void require_ok(const Output& out) {
     INFO(out.describe());
     REQUIRE(out.exit_code == 0);
@@ -292,10 +302,7 @@ TEST_CASE("concurrent creates of one id: exactly one wins and the winner is inta
     CHECK(process_alive(static_cast<pid_t>(st["pid"].num())));
     require_ok(sb.husk({"start", id}));
     CHECK(wait_for_output(winner, "sleeping"));
-    require_ok(sb.husk({"kill", id, "KILL"}));
-    CHECK(sb.wait_for_status(id, "stopped")["status"].str() == "stopped");
-    require_ok(sb.husk({"delete", id}));
-    check_nothing_left(sb);
+    kill_and_delete(sb, id);
 }
 
 TEST_CASE("the example bundle's config runs and prints its greeting", "[integration][lifecycle]") {
@@ -336,10 +343,7 @@ TEST_CASE("pause freezes the container's cgroup and resume thaws it", "[integrat
     CHECK(twice.exit_code == 1);
     CHECK_THAT(twice.err, Contains("container not paused"));
 
-    require_ok(sb.husk({"kill", id, "KILL"}));
-    CHECK(sb.wait_for_status(id, "stopped")["status"].str() == "stopped");
-    require_ok(sb.husk({"delete", id}));
-    check_nothing_left(sb);
+    kill_and_delete(sb, id);
 }
 
 TEST_CASE("ps lists the host pids of every process in the container", "[integration][lifecycle]") {
