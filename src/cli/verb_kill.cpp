@@ -1,7 +1,7 @@
 #include <csignal>
 
 #include "cli/cli.hpp"
-#include "cli/signals.hpp"
+#include "base/signal_names.hpp"
 
 namespace husk::cli {
 

@@ -1,11 +1,11 @@
-#include "cli/signals.hpp"
+#include "base/signal_names.hpp"
 
 #include <catch2/catch.hpp>
 #include <csignal>
 
-using husk::cli::parse_signal;
+using husk::parse_signal;
 
-TEST_CASE("signals are accepted by name with or without SIG, and by number", "[cli]") {
+TEST_CASE("signals are accepted by name with or without SIG, and by number", "[base]") {
     CHECK(parse_signal("TERM").value() == SIGTERM);
     CHECK(parse_signal("SIGKILL").value() == SIGKILL);
     CHECK(parse_signal("15").value() == 15);
@@ -15,7 +15,7 @@ TEST_CASE("signals are accepted by name with or without SIG, and by number", "[c
     CHECK(parse_signal("SIGRTMAX-1").value() == SIGRTMAX - 1);
 }
 
-TEST_CASE("unknown signals are errors that quote the input", "[cli]") {
+TEST_CASE("unknown signals are errors that quote the input", "[base]") {
     CHECK(parse_signal("FOO").error().message() == "unknown signal \"FOO\"");
     CHECK_FALSE(parse_signal("0"));
     CHECK_FALSE(parse_signal("65"));

@@ -1,4 +1,4 @@
-#include "cli/signals.hpp"
+#include "base/signal_names.hpp"
 
 #include <csignal>
 #include <charconv>
@@ -6,7 +6,7 @@
 #include <tuple>
 #include <string>
 
-namespace husk::cli {
+namespace husk {
 namespace {
 
 struct Named {
@@ -58,4 +58,4 @@ Result<int> parse_signal(std::string_view text) {
     return unknown();
 }
 
-}  // namespace husk::cli
+}  // namespace husk

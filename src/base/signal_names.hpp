@@ -5,8 +5,8 @@
 
 #include "husk/error.hpp"
 
-namespace husk::cli {
+namespace husk {
 
 Result<int> parse_signal(std::string_view text);
 
-}  // namespace husk::cli
+}  // namespace husk

@@ -1,0 +1,144 @@
+#include "spec/annotations.hpp"
+
+#include <charconv>
+#include <limits>
+
+#include "base/signal_names.hpp"
+
+namespace husk::spec {
+namespace {
+
+using std::chrono::microseconds;
+
+struct Number {
+    std::uint64_t whole = 0;
+    std::uint64_t fraction = 0;       // the digits after the point, as an integer
+    std::uint64_t fraction_scale = 1;  // 10^(number of those digits)
+    std::string_view unit;
+};
+
+// "1.5ms" → {1, 5, 10, "ms"}. At most 9 fractional digits; no sign, no exponent, no spaces.
+std::optional<Number> split_number(std::string_view text) {
+    Number n;
+    const char* end = text.data() + text.size();
+    auto [after_whole, ec] = std::from_chars(text.data(), end, n.whole);
+    if (ec != std::errc() || after_whole == text.data()) return std::nullopt;
+    const char* at = after_whole;
+    if (at != end && *at == '.') {
+        ++at;
+        const char* digits = at;
+        while (at != end && *at >= '0' && *at <= '9' && at - digits < 9) {
+            n.fraction = n.fraction * 10 + static_cast<std::uint64_t>(*at - '0');
+            n.fraction_scale *= 10;
+            ++at;
+        }
+        if (at == digits || (at != end && *at >= '0' && *at <= '9')) return std::nullopt;
+    }
+    n.unit = std::string_view(at, static_cast<std::size_t>(end - at));
+    return n;
+}
+
+// whole * scale + fraction * scale / fraction_scale, or nothing on overflow.
+std::optional<std::uint64_t> scaled(const Number& n, std::uint64_t scale) {
+    constexpr auto max = std::numeric_limits<std::uint64_t>::max();
+    if (n.whole > max / scale) return std::nullopt;
+    std::uint64_t value = n.whole * scale;
+    // fraction < 10^9 and scale ≤ 3.6 * 10^9: the product fits; what is below the unit is truncated.
+    std::uint64_t part = n.fraction * scale / n.fraction_scale;
+    if (value > max - part) return std::nullopt;
+    return value + part;
+}
+
+struct Unit {
+    std::string_view name;
+    std::uint64_t scale;
+};
+
+std::string quoted(std::string_view text) { return "\"" + std::string(text) + "\""; }
+
+Error annotation_error(std::string_view key, const Error& why) {
+    return Error::msg("annotations[\"" + std::string(key) + "\"]: " + why.message());
+}
+
+}  // namespace
+
+Result<microseconds> parse_duration(std::string_view text) {
+    static constexpr Unit units[] = {{"us", 1}, {"ms", 1000}, {"s", 1000000}, {"m", 60000000}, {"h", 3600000000}};
+    auto bad = [&] {
+        return fail_msg("invalid duration " + quoted(text) + " (want a number and a unit: 500ms, 30s, 2m, 1h)");
+    };
+    auto n = split_number(text);
+    if (!n) return bad();
+    if (n->unit.empty()) {
+        if (n->whole == 0 && n->fraction == 0 && text == "0") return microseconds(0);
+        return bad();
+    }
+    for (const Unit& unit : units) {
+        if (unit.name != n->unit) continue;
+        auto value = scaled(*n, unit.scale);
+        if (!value || *value > static_cast<std::uint64_t>(std::numeric_limits<microseconds::rep>::max()))
+            return fail_msg("duration " + quoted(text) + " is too long");
+        return microseconds(static_cast<microseconds::rep>(*value));
+    }
+    return bad();
+}
+
+Result<std::uint64_t> parse_size(std::string_view text) {
+    static constexpr Unit units[] = {{"", 1},          {"B", 1},          {"K", 1ull << 10},  {"KiB", 1ull << 10},
+                                     {"M", 1ull << 20}, {"MiB", 1ull << 20}, {"G", 1ull << 30}, {"GiB", 1ull << 30},
+                                     {"KB", 1000},     {"MB", 1000000},   {"GB", 1000000000}};
+    auto n = split_number(text);
+    if (n) {
+        for (const Unit& unit : units) {
+            if (unit.name != n->unit) continue;
+            if (unit.scale == 1 && n->fraction != 0) break;  // a fraction of a byte
+            auto value = scaled(*n, unit.scale);
+            if (!value) return fail_msg("size " + quoted(text) + " is too large");
+            return *value;
+        }
+    }
+    return fail_msg("invalid size " + quoted(text) + " (want bytes, or a number with KiB, MiB, GiB, KB, MB, GB)");
+}
+
+Result<HuskAnnotations> parse_husk_annotations(const std::map<std::string, std::string>& annotations) {
+    using std::chrono::duration_cast;
+    using std::chrono::milliseconds;
+    HuskAnnotations out;
+    for (const auto& [key, value] : annotations) {
+        if (!key.starts_with(husk_annotation_prefix)) continue;
+        std::string_view name = std::string_view(key).substr(husk_annotation_prefix.size());
+        auto check = [&](auto&& parsed) -> Result<void> {
+            if (!parsed) return std::unexpected(annotation_error(key, parsed.error()));
+            return {};
+        };
+        if (name == "timeout" || name == "kill-grace" || name == "cpu-limit") {
+            auto duration = parse_duration(value);
+            TRY(check(duration));
+            if (name != "kill-grace" && duration->count() == 0)
+                return fail_msg("annotations[\"" + key + "\"]: must be greater than 0");
+            if (name == "cpu-limit") out.cpu_limit = *duration;
+            else if (name == "timeout") out.timeout = duration_cast<milliseconds>(*duration + microseconds(999));
+            else out.kill_grace = duration_cast<milliseconds>(*duration + microseconds(999));
+        } else if (name == "stop-signal") {
+            auto signal = parse_signal(value);
+            TRY(check(signal));
+            out.stop_signal = *signal;
+        } else if (name == "output-limit") {
+            auto size = parse_size(value);
+            TRY(check(size));
+            if (*size == 0) return fail_msg("annotations[\"" + key + "\"]: must be greater than 0");
+            out.output_limit = *size;
+        } else if (name == "oom-group") {
+            if (value != "true" && value != "false")
+                return fail_msg("annotations[\"" + key + "\"]: want \"true\" or \"false\", not " + quoted(value));
+            out.oom_group = value == "true";
+        } else {
+            return fail_msg("annotations[\"" + key + "\"]: unknown husk annotation (known: run.husk.timeout, "
+                            "run.husk.kill-grace, run.husk.stop-signal, run.husk.output-limit, "
+                            "run.husk.cpu-limit, run.husk.oom-group)");
+        }
+    }
+    return out;
+}
+
+}  // namespace husk::spec

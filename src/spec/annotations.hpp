@@ -1,0 +1,36 @@
+// husk's own limits, configured through `run.husk.*` annotations (DESIGN.md §4) so that orchestrators can
+// pass them; `husk run`/`create` flags set the same annotations. An unknown `run.husk.*` key or a malformed
+// value is an error naming the annotation (fail closed); other annotations are not husk's business.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "husk/error.hpp"
+
+namespace husk::spec {
+
+inline constexpr std::string_view husk_annotation_prefix = "run.husk.";
+
+struct HuskAnnotations {
+    std::optional<std::chrono::milliseconds> timeout;     // run.husk.timeout: wall time from `start`, > 0
+    std::optional<std::chrono::milliseconds> kill_grace;  // run.husk.kill-grace: stop signal → kill, ≥ 0
+    std::optional<int> stop_signal;                       // run.husk.stop-signal: first signal at the deadline
+    std::optional<std::uint64_t> output_limit;            // run.husk.output-limit: stdout+stderr bytes, > 0
+    std::optional<std::chrono::microseconds> cpu_limit;   // run.husk.cpu-limit: cgroup cpu.stat usage_usec, > 0
+    std::optional<bool> oom_group;                        // run.husk.oom-group: memory.oom.group (default on)
+};
+
+// "30s", "500ms", "2m", "1h", "250us", decimals allowed ("1.5s"); a bare "0" is zero. Whole microseconds.
+Result<std::chrono::microseconds> parse_duration(std::string_view text);
+// "4096", "64KiB", "10MB", "1GiB": binary (KiB, MiB, GiB; also K, M, G) and decimal (KB, MB, GB) units.
+Result<std::uint64_t> parse_size(std::string_view text);
+
+// Reads every run.husk.* annotation. Errors name the annotation: `annotations["run.husk.timeout"]: ...`.
+Result<HuskAnnotations> parse_husk_annotations(const std::map<std::string, std::string>& annotations);
+
+}  // namespace husk::spec
