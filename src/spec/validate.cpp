@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "spec/annotations.hpp"
 #include "spec/validate_internal.hpp"
 
 namespace husk::spec {
@@ -162,11 +163,15 @@ Result<void> check_hooks(const Hooks& hooks) {
 
 // DESIGN.md section 4: annotations under run.husk. configure husk's own limits. One husk does not understand is
 // an error, never ignored: a limit the user believes in must not silently be absent. None is implemented yet.
+// Every run.husk.* annotation must parse; the ones whose enforcement this build does not have yet are refused
+// (fail closed) rather than accepted and ignored.
 static Result<void> check_husk_annotations(const std::map<std::string, std::string>& annotations) {
-    for (const auto& [key, value] : annotations) {
-        if (key.rfind("run.husk.", 0) == 0)
-            return fail_msg("annotations: " + quoted(key) + " is not supported by this husk build (fail closed: "
-                            "husk's own limits are not implemented yet)");
+    TRY(parse_husk_annotations(annotations));
+    for (const char* pending : {"run.husk.timeout", "run.husk.kill-grace", "run.husk.stop-signal",
+                                "run.husk.output-limit", "run.husk.cpu-limit"}) {
+        if (annotations.contains(pending))
+            return fail_msg(std::string("annotations[\"") + pending + "\"]: not supported by this husk build yet "
+                            "(fail closed)");
     }
     return {};
 }

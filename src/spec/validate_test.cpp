@@ -248,7 +248,15 @@ TEST_CASE("validate refuses run.husk annotations it does not implement and ignor
     Spec spec = valid_spec();
     spec.annotations = {{"io.container.manager", "libpod"}, {"org.opencontainers.image.stopSignal", "15"}};
     CHECK(husk::spec::validate(spec));
+    spec.annotations["run.husk.oom-group"] = "false";
+    CHECK(husk::spec::validate(spec));
+    spec.annotations["run.husk.oom-group"] = "no";
+    CHECK(error_of(spec) == "annotations[\"run.husk.oom-group\"]: want \"true\" or \"false\", not \"no\"");
+    spec.annotations.erase("run.husk.oom-group");
     spec.annotations["run.husk.timeout"] = "2s";
-    CHECK(error_of(spec) == "annotations: \"run.husk.timeout\" is not supported by this husk build (fail closed: "
-                            "husk's own limits are not implemented yet)");
+    CHECK(error_of(spec) == "annotations[\"run.husk.timeout\"]: not supported by this husk build yet (fail closed)");
+    spec.annotations["run.husk.timeout"] = "soon";
+    CHECK(error_of(spec).starts_with("annotations[\"run.husk.timeout\"]: invalid duration \"soon\""));
+    spec.annotations = {{"run.husk.bogus", "1"}};
+    CHECK(error_of(spec).starts_with("annotations[\"run.husk.bogus\"]: unknown husk annotation"));
 }
