@@ -11,8 +11,11 @@
 #include <thread>
 #include <utility>
 
+#include "cgroup/controllers.hpp"
 #include "cgroup/device_filter.hpp"
 #include "cgroup/hierarchy.hpp"
+#include "cgroup/limits.hpp"
+#include "spec/annotations.hpp"
 #include "cgroup/resources_check.hpp"
 
 namespace husk::cgroup {
@@ -105,30 +108,6 @@ private:
     bool armed_ = true;
 };
 
-spec::DeviceRule allow(const char* type, std::optional<std::int64_t> major, std::optional<std::int64_t> minor,
-                      const char* access = "rwm") {
-    return spec::DeviceRule{true, type, major, minor, access};
-}
-
-// The rules the container gets after the spec's own, as runc and crun append them: mknod of any node, the
-// devices every container has (null, zero, full, random, urandom, tty, console, ptmx, pts/*, net/tun), and
-// each of linux.devices. The spec's list usually starts with "deny all"; the last matching rule wins.
-std::vector<spec::DeviceRule> with_default_devices(const std::vector<spec::DeviceRule>& rules, const spec::Spec& spec) {
-    std::vector<spec::DeviceRule> all = rules;
-    all.push_back(allow("c", std::nullopt, std::nullopt, "m"));
-    all.push_back(allow("b", std::nullopt, std::nullopt, "m"));
-    for (auto [major, minor] : {std::pair{1, 3}, {1, 5}, {1, 7}, {1, 8}, {1, 9}, {5, 0}, {5, 1}, {5, 2}, {10, 200}})
-        all.push_back(allow("c", major, minor));
-    all.push_back(allow("c", 136, std::nullopt));
-    if (spec.linux) {
-        for (const auto& device : spec.linux->devices) {
-            if (device.type == "c" || device.type == "u") all.push_back(allow("c", device.major, device.minor));
-            else if (device.type == "b") all.push_back(allow("b", device.major, device.minor));
-        }
-    }
-    return all;
-}
-
 }  // namespace
 
 Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, std::string_view container_id, Manager manager) {
@@ -154,9 +133,15 @@ Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, std::string_view conta
     }
     plan.mount = TRY(find_v2_mount());
     if (!requests.empty()) {
-        ControllerFacts facts = TRY(read_controller_facts(plan.mount, plan.path));
+        ControllerFacts facts = TRY(read_controller_facts(plan.mount));
         TRY(check_resource_requests(requests, facts));
     }
+    LimitOptions options;
+    options.oom_group = TRY(spec::parse_husk_annotations(spec.annotations)).oom_group.value_or(true);
+    options.where = plan.mount + plan.path;
+    plan.controllers = needed_controllers(TRY(plan_limits(resources, options)));
+    plan.resources = resources;
+    plan.oom_group = options.oom_group;
     return plan;
 }
 
@@ -176,6 +161,12 @@ Result<Cgroup> create_cgroup(const CgroupPlan& plan) {
         if (flat_keyed_value(events, "populated") != 0)
             return fail_msg("cgroup \"" + where + "\" already has processes; husk will not share it");
     }
+    TRY(enable_controllers(root.get(), plan.mount, plan.path, plan.controllers, usage_controllers));
+    LimitOptions options;
+    options.oom_group = plan.oom_group;
+    options.where = where;
+    options.has_file = [&leaf](std::string_view file) { return file_exists(leaf.get(), file); };
+    TRY(apply_limits(leaf.get(), where, TRY(plan_limits(plan.resources, options))));
     if (plan.has_device_rules) TRY(attach_device_program(leaf.get(), plan.device_program, where));
     rollback.dismiss();
     return Cgroup(std::move(leaf), plan.mount, plan.path, std::move(created));

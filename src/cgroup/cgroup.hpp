@@ -27,13 +27,19 @@ struct CgroupPlan {
     std::string path;   // relative to the v2 root, always absolute form: "/husk/<id>"; empty when disabled
     std::vector<bpf_insn> device_program;  // BPF_PROG_TYPE_CGROUP_DEVICE, compiled from linux.resources.devices
     bool has_device_rules = false;         // false: attach nothing (no rules = every device allowed, as runc)
+    // linux.resources, planned in prepare (so every error that needs no cgroup comes before one exists) and
+    // planned again by create_cgroup against the new cgroup's files (io.bfq.weight or io.weight, swap
+    // accounting, hugetlb.*.rsvd.max, unified keys).
+    spec::Resources resources;
+    bool oom_group = true;                 // annotation run.husk.oom-group
+    std::vector<std::string> controllers;  // what the limits need in every ancestor's cgroup.subtree_control
 
     bool disabled() const noexcept { return manager == Manager::disabled; }
 };
 
 // Validates linux.cgroupsPath and linux.resources, finds the v2 mount and compiles the device program.
-// Every resource limit is refused (fail closed) until limits are implemented; the message names the field
-// and says whether its controller is missing from the v2 hierarchy (hybrid host) or merely unsupported.
+// A limit whose controller the v2 hierarchy does not offer is an error naming the field and the controller
+// (and, on a hybrid host, that it is bound to cgroup v1); so is a field cgroup v2 cannot honour.
 Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, std::string_view container_id, Manager manager);
 
 // A created cgroup. Owns a directory fd opened O_RDONLY (CLONE_INTO_CGROUP refuses an O_PATH fd).
@@ -56,9 +62,11 @@ private:
     std::vector<std::string> created_;
 };
 
-// mkdir -p of plan.path under plan.mount, then loads and attaches the device program (BPF_CGROUP_DEVICE,
-// BPF_F_ALLOW_MULTI). An existing leaf is reused only when no process lives in it (runc refuses too).
-// On failure every directory it made is removed again. Must not be called for a disabled plan.
+// mkdir -p of plan.path under plan.mount; enables plan.controllers (and, best effort, the usage controllers)
+// in cgroup.subtree_control of every ancestor; writes and reads back each limit; then loads and attaches the
+// device program (BPF_CGROUP_DEVICE, BPF_F_ALLOW_MULTI). An existing leaf is reused only when no process
+// lives in it (runc refuses too). On failure every directory it made is removed again (controllers enabled
+// in ancestors that existed before stay enabled). Must not be called for a disabled plan.
 Result<Cgroup> create_cgroup(const CgroupPlan& plan);
 
 // Removes the leaf (and any child cgroups the container made), retrying briefly while exiting processes

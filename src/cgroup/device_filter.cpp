@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -133,6 +134,11 @@ Result<std::vector<bpf_insn>> emit_section(const std::vector<Matcher>& rules, st
     return out;
 }
 
+spec::DeviceRule allow(const char* type, std::optional<std::int64_t> major, std::optional<std::int64_t> minor,
+                      const char* access = "rwm") {
+    return spec::DeviceRule{true, type, major, minor, access};
+}
+
 int bpf(int command, bpf_attr& attr) { return static_cast<int>(::syscall(SYS_bpf, command, &attr, sizeof attr)); }
 
 // The verifier's last line says why it refused the program; worth more than EACCES alone.
@@ -174,6 +180,8 @@ Result<void> attach_device_program(int cgroup_fd, const std::vector<bpf_insn>& p
     load.insns = reinterpret_cast<std::uintptr_t>(program.data());
     load.insn_cnt = static_cast<std::uint32_t>(program.size());
     load.license = reinterpret_cast<std::uintptr_t>(license);
+    // The name tells husk's program apart from others on the same cgroup when `update` replaces it.
+    std::memcpy(load.prog_name, device_program_name, sizeof device_program_name);
     int fd = bpf(BPF_PROG_LOAD, load);
     if (fd < 0 && (errno == EINVAL || errno == EACCES)) {
         log.assign(64 * 1024, '\0');  // load again with the verifier log to say why
@@ -197,6 +205,79 @@ Result<void> attach_device_program(int cgroup_fd, const std::vector<bpf_insn>& p
     attach.attach_flags = BPF_F_ALLOW_MULTI;  // programs of ancestors keep applying too
     if (bpf(BPF_PROG_ATTACH, attach) != 0) return fail_sys(errno, "attach device program to cgroup", where);
     return {};  // the attachment holds the program; our fd may close
+}
+
+// The rules the container gets after the spec's own, as runc and crun append them: mknod of any node, the
+// devices every container has (null, zero, full, random, urandom, tty, console, ptmx, pts/*, net/tun), and
+// each of linux.devices. The spec's list usually starts with "deny all"; the last matching rule wins.
+std::vector<spec::DeviceRule> with_default_devices(const std::vector<spec::DeviceRule>& rules, const spec::Spec& spec) {
+    std::vector<spec::DeviceRule> all = rules;
+    all.push_back(allow("c", std::nullopt, std::nullopt, "m"));
+    all.push_back(allow("b", std::nullopt, std::nullopt, "m"));
+    for (auto [major, minor] : {std::pair{1, 3}, {1, 5}, {1, 7}, {1, 8}, {1, 9}, {5, 0}, {5, 1}, {5, 2}, {10, 200}})
+        all.push_back(allow("c", major, minor));
+    all.push_back(allow("c", 136, std::nullopt));
+    if (spec.linux) {
+        for (const auto& device : spec.linux->devices) {
+            if (device.type == "c" || device.type == "u") all.push_back(allow("c", device.major, device.minor));
+            else if (device.type == "b") all.push_back(allow("b", device.major, device.minor));
+        }
+    }
+    return all;
+}
+
+namespace {
+
+// The ids of the BPF_CGROUP_DEVICE programs attached to the cgroup itself (not inherited ones).
+Result<std::vector<std::uint32_t>> attached_device_programs(int cgroup_fd, const std::string& where) {
+    std::vector<std::uint32_t> ids(16);
+    for (;;) {
+        bpf_attr query{};
+        query.query.target_fd = static_cast<std::uint32_t>(cgroup_fd);
+        query.query.attach_type = BPF_CGROUP_DEVICE;
+        query.query.prog_ids = reinterpret_cast<std::uintptr_t>(ids.data());
+        query.query.prog_cnt = static_cast<std::uint32_t>(ids.size());
+        if (bpf(BPF_PROG_QUERY, query) == 0) {
+            ids.resize(query.query.prog_cnt);
+            return ids;
+        }
+        if (errno != ENOSPC) return fail_sys(errno, "query device programs of cgroup", where);
+        ids.resize(query.query.prog_cnt);  // the kernel told us how many there are
+    }
+}
+
+// Detaches program `id` from the cgroup if it is one of husk's (by name). Gone already is fine.
+Result<void> detach_if_husk(int cgroup_fd, std::uint32_t id, const std::string& where) {
+    bpf_attr get{};
+    get.prog_id = id;
+    int fd = bpf(BPF_PROG_GET_FD_BY_ID, get);
+    if (fd < 0) return errno == ENOENT ? Result<void>() : fail_sys(errno, "open device program " + std::to_string(id) + " of", where);
+    UniqueFd program(fd);
+    bpf_prog_info info{};
+    bpf_attr about{};
+    about.info.bpf_fd = static_cast<std::uint32_t>(program.get());
+    about.info.info_len = sizeof info;
+    about.info.info = reinterpret_cast<std::uintptr_t>(&info);
+    if (bpf(BPF_OBJ_GET_INFO_BY_FD, about) != 0) return fail_sys(errno, "inspect device program " + std::to_string(id) + " of", where);
+    if (std::strncmp(info.name, device_program_name, sizeof info.name) != 0) return {};
+    bpf_attr detach{};
+    detach.target_fd = static_cast<std::uint32_t>(cgroup_fd);
+    detach.attach_bpf_fd = static_cast<std::uint32_t>(program.get());
+    detach.attach_type = BPF_CGROUP_DEVICE;
+    if (bpf(BPF_PROG_DETACH, detach) != 0 && errno != ENOENT)
+        return fail_sys(errno, "detach the previous device program from cgroup", where);
+    return {};
+}
+
+}  // namespace
+
+Result<void> replace_device_program(int cgroup_fd, const std::vector<bpf_insn>& program, const std::string& where) {
+    std::vector<std::uint32_t> before = TRY(attached_device_programs(cgroup_fd, where));
+    // New first, old after: in between both apply (a device must pass every program), so there is no moment
+    // without a filter.
+    TRY(attach_device_program(cgroup_fd, program, where));
+    for (std::uint32_t id : before) TRY(detach_if_husk(cgroup_fd, id, where));
+    return {};
 }
 
 }  // namespace husk::cgroup

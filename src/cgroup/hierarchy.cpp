@@ -148,6 +148,10 @@ Result<void> write_cgroup_file(int dir_fd, const char* name, std::string_view co
     return {};
 }
 
+bool file_exists(int dir_fd, std::string_view name) {
+    return ::faccessat(dir_fd, std::string(name).c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 long long flat_keyed_value(std::string_view text, std::string_view key) {
     for (std::string_view line : split(text, '\n')) {
         if (line.size() > key.size() && line.starts_with(key) && line[key.size()] == ' ') {

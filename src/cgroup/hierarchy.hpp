@@ -36,6 +36,9 @@ Result<UniqueFd> open_cgroup_dir(const std::string& mount, const std::string& pa
 Result<std::string> read_cgroup_file(int dir_fd, const char* name, const std::string& where);
 Result<void> write_cgroup_file(int dir_fd, const char* name, std::string_view content, const std::string& where);
 
+// Whether the cgroup open at dir_fd has an interface file `name`.
+bool file_exists(int dir_fd, std::string_view name);
+
 // The value of `key` in a flat-keyed file such as cgroup.events ("populated 1\nfrozen 0\n"); -1 if absent.
 long long flat_keyed_value(std::string_view text, std::string_view key);
 

@@ -86,11 +86,6 @@ Result<void> list_unified(const std::map<std::string, std::string>& unified, Req
     return {};
 }
 
-std::string parent_of(const std::string& path) {
-    std::size_t slash = path.rfind('/');
-    return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
-}
-
 // /proc/cgroups: "name hierarchy num_cgroups enabled"; hierarchy 0 means v2 (or unmounted).
 std::vector<std::string> read_v1_bound() {
     std::vector<std::string> bound;
@@ -122,36 +117,26 @@ Result<std::vector<ResourceRequest>> list_resource_requests(const spec::Resource
     return out.take();
 }
 
-Result<ControllerFacts> read_controller_facts(const std::string& mount, const std::string& path) {
+Result<ControllerFacts> read_controller_facts(const std::string& mount) {
     ControllerFacts facts;
     facts.mount = mount;
-    for (std::string dir = parent_of(path);; dir = parent_of(dir)) {
-        facts.consulted = mount + (dir == "/" ? "" : dir) + "/cgroup.controllers";
-        auto text = read_file(facts.consulted);
-        if (text) {
-            facts.available = words(*text);
-            break;
-        }
-        if (text.error().err != ENOENT || dir == "/") return std::unexpected(text.error());
-    }
+    facts.consulted = mount + "/cgroup.controllers";
+    facts.available = words(TRY(read_file(facts.consulted)));
     facts.bound_to_v1 = read_v1_bound();
     return facts;
 }
 
 Result<void> check_resource_requests(const std::vector<ResourceRequest>& requests, const ControllerFacts& facts) {
-    if (requests.empty()) return {};
-    const ResourceRequest& r = requests.front();
-    if (r.v1_only)
-        return fail_msg(r.field + ": net_cls and net_prio are cgroup v1 controllers; husk does not write cgroup v1");
-    if (!r.controller.empty() && !contains(facts.available, r.controller)) {
-        std::string why = contains(facts.bound_to_v1, r.controller)
-                              ? "host is hybrid: " + r.controller + " is bound to cgroup v1"
-                              : "not listed in " + facts.consulted;
-        std::string tail = contains(facts.bound_to_v1, r.controller) ? "; husk does not write cgroup v1" : "";
+    for (const ResourceRequest& r : requests) {
+        if (r.v1_only)
+            return fail_msg(r.field + ": net_cls and net_prio are cgroup v1 controllers; husk does not write cgroup v1");
+        if (r.controller.empty() || contains(facts.available, r.controller)) continue;
+        bool v1 = contains(facts.bound_to_v1, r.controller);
+        std::string why = v1 ? "host is hybrid: " + r.controller + " is bound to cgroup v1" : "not listed in " + facts.consulted;
         return fail_msg(r.field + ": the " + r.controller + " controller is not available in the cgroup v2 " +
-                        "hierarchy at " + facts.mount + " (" + why + ")" + tail);
+                        "hierarchy at " + facts.mount + " (" + why + ")" + (v1 ? "; husk does not write cgroup v1" : ""));
     }
-    return fail_msg(r.field + ": resource limits are not supported by this husk build");
+    return {};
 }
 
 Result<void> check_no_resource_requests(const std::vector<ResourceRequest>& requests) {

@@ -1,6 +1,6 @@
-// linux.resources fields that need a cgroup controller, and the refusal of each (fail closed): husk does
-// not write resource limits yet, and never writes cgroup v1, so every limit requested is an error that names
-// the field, the controller and why (missing from the v2 hierarchy on a hybrid host, or not supported).
+// linux.resources fields that need a cgroup controller, and the host check (fail closed): husk never writes
+// cgroup v1, so a field whose controller the v2 hierarchy does not offer is an error that names the field,
+// the controller and why (on a hybrid host: bound to cgroup v1).
 #pragma once
 
 #include <string>
@@ -21,7 +21,7 @@ struct ResourceRequest {
 // What the host offers where the container's cgroup would be.
 struct ControllerFacts {
     std::string mount;                      // "/sys/fs/cgroup/unified"
-    std::string consulted;                  // the cgroup.controllers file read
+    std::string consulted;                  // the cgroup.controllers file read (the root's)
     std::vector<std::string> available;     // its content
     std::vector<std::string> bound_to_v1;   // v2 names of controllers mounted on a v1 hierarchy
 };
@@ -29,11 +29,13 @@ struct ControllerFacts {
 // Pure: every field set in resources, in spec order. Empty objects ("memory": {}) ask for nothing.
 Result<std::vector<ResourceRequest>> list_resource_requests(const spec::Resources& resources);
 
-// Reads cgroup.controllers of the nearest existing ancestor of path (the leaf's parent once it exists)
-// and /proc/cgroups (a non-zero hierarchy id = bound to v1).
-Result<ControllerFacts> read_controller_facts(const std::string& mount, const std::string& path);
+// Reads cgroup.controllers of the v2 root (what the hierarchy offers: husk hands each controller down to the
+// leaf's parent itself, so a parent that does not list it yet is no obstacle) and /proc/cgroups (a non-zero
+// hierarchy id = bound to v1).
+Result<ControllerFacts> read_controller_facts(const std::string& mount);
 
-// Pure: the error for the first request, or success when there is none.
+// Pure: the error for the first request whose controller is not in facts.available (or that is v1 only);
+// success when every request can be served.
 Result<void> check_resource_requests(const std::vector<ResourceRequest>& requests, const ControllerFacts& facts);
 
 // Pure: with --cgroup-manager=disabled, any request is an error.

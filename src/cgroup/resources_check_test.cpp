@@ -1,5 +1,7 @@
 #include "cgroup/resources_check.hpp"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include "cgroup/cgroup.hpp"
@@ -56,11 +58,13 @@ TEST_CASE("a memory limit on a hybrid host names the field, the controller and v
           "/sys/fs/cgroup/unified (host is hybrid: memory is bound to cgroup v1); husk does not write cgroup v1");
 }
 
-TEST_CASE("a limit whose controller is available is refused as not supported yet", "[cgroup]") {
+TEST_CASE("a limit whose controller is available passes the host check", "[cgroup]") {
     spec::Resources r;
     r.hugepage_limits.push_back({"2MB", 1 << 21});
-    CHECK(first_error(r, hybrid_facts()) ==
-          "linux.resources.hugepageLimits[0]: resource limits are not supported by this husk build");
+    r.unified["cgroup.max.depth"] = "3";  // core files need no controller
+    CHECK(first_error(r, hybrid_facts()).empty());
+    r.pids_limit = 10;  // a later field whose controller is missing is still found
+    CHECK(first_error(r, hybrid_facts()).starts_with("linux.resources.pids.limit: the pids controller is not available"));
 }
 
 TEST_CASE("a controller that is neither in v2 nor bound to v1 points at cgroup.controllers", "[cgroup]") {
@@ -111,22 +115,23 @@ TEST_CASE("unified keys must be interface file names", "[cgroup]") {
           "linux.resources.unified[\"../memory.max\"]: not a cgroup v2 interface file name");
 }
 
-TEST_CASE("prepare_cgroup refuses a memory limit on this host, naming the controller", "[cgroup]") {
+TEST_CASE("prepare_cgroup refuses a memory limit the host's v2 hierarchy cannot serve, creating nothing", "[cgroup]") {
     spec::Resources r;
     r.memory.emplace();
     r.memory->limit = 1 << 20;
-    auto plan = prepare_cgroup(spec_with(r), "c1", Manager::cgroupfs);
-    REQUIRE_FALSE(plan);
-    std::string message = plan.error().message();
-    CHECK(message.starts_with("linux.resources.memory.limit: "));
+    std::string id = "husk-test-mem-" + std::to_string(::getpid());
     auto mount = find_v2_mount().value();
-    auto facts = read_controller_facts(mount, "/husk/c1").value();
-    bool in_v2 = std::find(facts.available.begin(), facts.available.end(), "memory") != facts.available.end();
-    if (in_v2)
-        CHECK(message == "linux.resources.memory.limit: resource limits are not supported by this husk build");
-    else
-        CHECK(message.find("the memory controller is not available in the cgroup v2 hierarchy at " + mount) !=
-              std::string::npos);
+    auto facts = read_controller_facts(mount).value();
+    auto plan = prepare_cgroup(spec_with(r), id, Manager::cgroupfs);
+    if (std::find(facts.available.begin(), facts.available.end(), "memory") != facts.available.end()) {
+        REQUIRE(plan);  // a pure v2 host: the limit is planned, its controller listed
+        CHECK(plan->controllers == std::vector<std::string>{"memory"});
+    } else {
+        REQUIRE_FALSE(plan);
+        CHECK(plan.error().message().starts_with("linux.resources.memory.limit: the memory controller is not "
+                                                 "available in the cgroup v2 hierarchy at " + mount + " ("));
+    }
+    CHECK(::access((mount + "/husk/" + id).c_str(), F_OK) != 0);  // prepare never creates anything
 }
 
 TEST_CASE("prepare_cgroup with the manager disabled refuses limits and device rules", "[cgroup]") {
