@@ -4,11 +4,15 @@
 
 #include <sys/types.h>
 
+#include <chrono>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "husk/error.hpp"
+#include "husk/spec.hpp"
 
 namespace husk {
 
@@ -28,6 +32,8 @@ struct CreateOptions {
     bool no_pivot = false;
     bool no_new_keyring = false;  // husk never creates a session keyring, so this is always in effect
     int preserve_fds = 0;
+    // run.husk.* annotations from --timeout, --kill-grace, --stop-signal: they replace config.json's.
+    std::map<std::string, std::string> annotations;
 };
 
 struct RunOptions {
@@ -66,5 +72,18 @@ struct ContainerSummary {
     std::string owner;
 };
 std::vector<ContainerSummary> list_containers(const Runtime& runtime);
+
+// `husk update`: changes the cgroup limits of a created, running or paused container. Only the fields present
+// in resources change (runc's semantics); devices, when present, replace the device allow-list. The stored
+// config.json of the container supplies the rest (its linux.devices for the default allow-list).
+Result<void> update_container(const Runtime& runtime, const std::string& id, const spec::Resources& resources);
+
+// `husk events`: runc's event stream, one JSON object per line (runc types/events.go).
+// The container's cgroup counters now: {"type":"stats","id":ID,"data":{...}}.
+Result<std::string> container_stats_event(const Runtime& runtime, const std::string& id);
+// Calls emit with a stats event every interval and an {"type":"oom","id":ID} event whenever memory.events
+// oom_kill rises, until the container stops; then returns success.
+Result<void> watch_container_events(const Runtime& runtime, const std::string& id, std::chrono::milliseconds interval,
+                                    const std::function<void(const std::string& line)>& emit);
 
 }  // namespace husk

@@ -1,6 +1,33 @@
 #include "cli/create_options.hpp"
 
+#include "spec/annotations.hpp"
+
 namespace husk::cli {
+namespace {
+
+// The flags that set husk's own annotations (DESIGN.md §4); a flag replaces the same annotation in config.json.
+struct LimitFlag {
+    const char* flag;
+    const char* annotation;
+};
+constexpr LimitFlag limit_flags[] = {
+    {"timeout", "run.husk.timeout"},
+    {"kill-grace", "run.husk.kill-grace"},
+    {"stop-signal", "run.husk.stop-signal"},
+};
+
+// Checked by the annotation parser itself, so a flag accepts exactly what the annotation does; the message
+// names the flag instead of the annotation.
+Result<void> check_limit_flag(const LimitFlag& limit, const std::string& value) {
+    auto parsed = spec::parse_husk_annotations({{limit.annotation, value}});
+    if (parsed) return {};
+    std::string message = parsed.error().message();
+    std::string prefix = std::string("annotations[\"") + limit.annotation + "\"]: ";
+    if (message.starts_with(prefix)) message.erase(0, prefix.size());
+    return fail_msg(std::string("--") + limit.flag + ": " + message);
+}
+
+}  // namespace
 
 po::options_description create_options_description() {
     po::options_description options;
@@ -12,10 +39,21 @@ po::options_description create_options_description() {
         ("no-pivot", "use MS_MOVE + chroot instead of pivot_root (for a rootfs on ramfs)")
         ("no-new-keyring", "do not create a session keyring (husk never does)")
         ("preserve-fds", po::value<int>()->default_value(0), "pass fds 3..3+N-1 to the container");
+    po::options_description limits(
+        "\nhusk's limits (each sets its run.husk.* annotation and wins over the same annotation in config.json)");
+    limits.add_options()
+        ("timeout", po::value<std::string>(), "wall-time limit counted from start (500ms, 30s, 2m, 1h; > 0): "
+                                              "then the stop signal, and after the grace the whole container is killed; "
+                                              "state says reason \"timeout\" (run.husk.timeout)")
+        ("kill-grace", po::value<std::string>(), "time between the stop signal and the kill (default 5s; 0 = kill at "
+                                                 "once) (run.husk.kill-grace)")
+        ("stop-signal", po::value<std::string>(), "first signal at the deadline (default SIGTERM) "
+                                                  "(run.husk.stop-signal)");
+    options.add(limits);
     return options;
 }
 
-CreateOptions read_create_options(const po::variables_map& vm) {
+Result<CreateOptions> read_create_options(const po::variables_map& vm) {
     CreateOptions create;
     if (vm.count("id")) create.id = vm["id"].as<std::string>();
     create.bundle = vm["bundle"].as<std::string>();
@@ -25,6 +63,12 @@ CreateOptions read_create_options(const po::variables_map& vm) {
     create.no_pivot = vm.count("no-pivot") > 0;
     create.no_new_keyring = vm.count("no-new-keyring") > 0;
     create.preserve_fds = vm["preserve-fds"].as<int>();
+    for (const LimitFlag& limit : limit_flags) {
+        if (!vm.count(limit.flag)) continue;
+        const std::string& value = vm[limit.flag].as<std::string>();
+        TRY(check_limit_flag(limit, value));
+        create.annotations[limit.annotation] = value;
+    }
     return create;
 }
 

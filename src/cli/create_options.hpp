@@ -6,6 +6,7 @@
 namespace husk::cli {
 
 po::options_description create_options_description();
-CreateOptions read_create_options(const po::variables_map& vm);
+// A malformed --timeout, --kill-grace or --stop-signal is an error naming the flag.
+Result<CreateOptions> read_create_options(const po::variables_map& vm);
 
 }  // namespace husk::cli

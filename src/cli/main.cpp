@@ -33,7 +33,9 @@ void print_help(const po::options_description& options) {
     std::printf("husk: an OCI container runtime that records why containers stop\n\n"
                 "Usage: husk [global options] COMMAND [command options] [arguments]\n\nCommands:\n");
     for (const Verb& verb : verbs()) std::printf("  %-10s %s\n", verb.name, verb.summary);
-    std::printf("\n%s\nRun 'husk COMMAND --help' for a command's options.\n",
+    std::printf("\n%s\nRun 'husk COMMAND --help' for a command's options.\n"
+                "husk's own limits: create and run take --timeout, --kill-grace and --stop-signal (or the\n"
+                "run.husk.* annotations they set); `husk state` says why a container stopped (husk.exit.reason).\n",
                 (std::ostringstream() << options).str().c_str());
 }
 

@@ -10,7 +10,12 @@ int verb_create(const Globals& globals, const Args& args) {
     po::variables_map vm;
     int status = 0;
     if (!parse_verb("create", "[options] ID", options, positional, args, vm, &status)) return status;
-    CreateOptions create = read_create_options(vm);
+    auto read = read_create_options(vm);
+    if (!read) {
+        std::fprintf(stderr, "husk: create: %s\n", read.error().message().c_str());
+        return 2;
+    }
+    CreateOptions create = std::move(*read);
     if (create.id.empty()) {
         std::fprintf(stderr, "husk: create: a container id is required\n");
         return 2;

@@ -14,7 +14,12 @@ int verb_run(const Globals& globals, const Args& args) {
     int status = 0;
     if (!parse_verb("run", "[options] ID", options, positional, args, vm, &status)) return status;
     RunOptions run;
-    run.create = read_create_options(vm);
+    auto read = read_create_options(vm);
+    if (!read) {
+        std::fprintf(stderr, "husk: run: %s\n", read.error().message().c_str());
+        return 2;
+    }
+    run.create = std::move(*read);
     if (run.create.id.empty()) {
         std::fprintf(stderr, "husk: run: a container id is required\n");
         return 2;

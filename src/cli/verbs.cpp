@@ -12,6 +12,8 @@ int verb_list(const Globals&, const Args&);
 int verb_pause(const Globals&, const Args&);
 int verb_resume(const Globals&, const Args&);
 int verb_ps(const Globals&, const Args&);
+int verb_events(const Globals&, const Args&);
+int verb_update(const Globals&, const Args&);
 int verb_spec(const Globals&, const Args&);
 int verb_features(const Globals&, const Args&);
 
@@ -26,6 +28,8 @@ const std::vector<Verb>& verbs() {
         {"pause", "freeze every process of the container (cgroup.freeze)", verb_pause},
         {"resume", "thaw a paused container", verb_resume},
         {"ps", "list the host pids of the container's processes", verb_ps},
+        {"update", "change the cgroup limits of a running container (runc's flags or --resources JSON)", verb_update},
+        {"events", "print the container's cgroup stats and OOM events as JSON lines (runc's format)", verb_events},
         {"list", "list containers", verb_list},
         {"spec", "write a default config.json", verb_spec},
         {"features", "print the runtime-spec features document", verb_features},

@@ -43,6 +43,8 @@ Result<Bundle> load_bundle(const CreateOptions& options) {
     bundle.config_text = TRY(read_file(config_path));
     auto spec = spec::parse_config(bundle.config_text);
     if (!spec) return fail(spec.error().context(config_path));
+    // --timeout & co. set husk's annotations and win over config.json's (DESIGN.md §4).
+    for (const auto& [key, value] : options.annotations) spec->annotations[key] = value;
     TRY(spec::validate(*spec));
     bundle.spec = std::move(*spec);
     bundle.rootfs = TRY(absolute_directory(relative_to(bundle.dir, bundle.spec.root.path), "rootfs"));

@@ -43,7 +43,7 @@ struct MonitorReport {
     }
     (void)!::write(report, &message, sizeof message);
     if (!spawned) ::_exit(1);
-    container::run_monitor(launch.dir->path(), std::move(*spawned),
+    container::run_monitor(container::monitor_plan(launch), std::move(*spawned),
                            parent == process::Parent::spawner ? monitor::Role::parent : monitor::Role::watcher,
                            report);
 }

@@ -13,6 +13,7 @@
 #include "hooks/hooks.hpp"
 #include "base/time.hpp"
 #include "container/observe.hpp"
+#include "spec/annotations.hpp"
 #include "spec/validate.hpp"
 #include "state/process_identity.hpp"
 
@@ -71,6 +72,7 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     Launch& launch = *owned;
     launch.bundle = TRY(load_bundle(options));
     const spec::Spec& spec = launch.bundle.spec;
+    launch.policy = stop_policy(TRY(spec::parse_husk_annotations(spec.annotations)));
     if (spec.process->terminal && options.console_socket.empty())
         return fail_msg("process.terminal is true: --console-socket is required to receive the pty master");
     auto cgroup_plan = TRY(cgroup::prepare_cgroup(spec, options.id, manager_of(runtime.cgroup_manager)));
@@ -116,6 +118,10 @@ process::SpawnOptions spawn_options(const Launch& launch, process::Parent parent
     const state::Record* record = &launch.record;
     options.hook_state = [record](std::string_view status, pid_t pid) { return oci_state_json(*record, status, pid); };
     return options;
+}
+
+MonitorPlan monitor_plan(const Launch& launch) {
+    return MonitorPlan{launch.dir->path(), launch.policy, launch.record.cgroup_mount, launch.record.cgroup_path};
 }
 
 Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std::string& pid_file) {

@@ -8,6 +8,7 @@
 
 #include "cgroup/cgroup.hpp"
 #include "container/bundle.hpp"
+#include "container/monitor_process.hpp"
 #include "husk/container.hpp"
 #include "process/container_plan.hpp"
 #include "process/spawn.hpp"
@@ -24,6 +25,7 @@ struct Launch {
     UniqueFd exec_fifo;       // O_RDWR: handed to init
     UniqueFd console_socket;  // connected --console-socket
     state::Record record;
+    StopPolicy policy;        // run.husk.timeout & co., enforced by the monitor
 
     Launch() = default;
     Launch(const Launch&) = delete;
@@ -42,6 +44,9 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
 
 // Spawn options for this launch, with the hook state JSON built from the record.
 process::SpawnOptions spawn_options(const Launch& launch, process::Parent parent);
+
+// What the monitor of this launch enforces and where it records the verdict.
+MonitorPlan monitor_plan(const Launch& launch);
 
 // Fills pid, start time and boot id, writes the record and the --pid-file.
 Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std::string& pid_file);

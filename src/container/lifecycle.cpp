@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -63,6 +64,15 @@ Result<void> signal_init(const state::Record& record, int signal) {
     return {};
 }
 
+// The facts behind the reason `killed` (DESIGN.md §2): the signal is recorded, under the exclusive lock the
+// caller holds, before it is sent, so the monitor's verdict at init's exit always sees it.
+Result<void> record_kill_request(Opened& c, int signal) {
+    auto& requests = c.record->kill_requests;
+    if (std::find(requests.begin(), requests.end(), signal) != requests.end()) return {};
+    requests.insert(std::upper_bound(requests.begin(), requests.end(), signal), signal);
+    return c.dir.write_record(*c.record);
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> start_container(const Runtime& runtime, const std::string& id) {
@@ -101,17 +111,16 @@ Result<std::string> container_state_json(const Runtime& runtime, const std::stri
 }
 
 Result<void> kill_container(const Runtime& runtime, const std::string& id, int signal, bool all) {
-    auto c = TRY(open_container(runtime, id, state::Lock::shared));
+    auto c = TRY(open_container(runtime, id, state::Lock::exclusive));
     if (c.observed.status == Status::stopped || c.observed.status == Status::creating || !c.record)
         return fail_msg("container not running");
-    if (all) {
-        // Without a cgroup there is no complete list of the container's processes; signalling init alone
-        // would quietly do less than asked.
-        if (c.record->cgroup_path.empty())
-            return fail_msg("kill --all needs the container's cgroup, and this container has none "
-                            "(created with --cgroup-manager disabled)");
-        return cgroup::kill_all(c.record->cgroup_mount, c.record->cgroup_path, signal);
-    }
+    // Without a cgroup there is no complete list of the container's processes; signalling init alone would
+    // quietly do less than asked.
+    if (all && c.record->cgroup_path.empty())
+        return fail_msg("kill --all needs the container's cgroup, and this container has none "
+                        "(created with --cgroup-manager disabled)");
+    TRY(record_kill_request(c, signal));
+    if (all) return cgroup::kill_all(c.record->cgroup_mount, c.record->cgroup_path, signal);
     return signal_init(*c.record, signal);
 }
 
@@ -128,6 +137,7 @@ Result<std::vector<std::string>> delete_container(const Runtime& runtime, const 
             return fail_msg("cannot delete container " + id + " that is not stopped: " +
                             container::status_name(c.observed.status));
         if (c.record) {
+            TRY(record_kill_request(c, SIGKILL));
             if (!c.record->cgroup_path.empty()) (void)cgroup::kill_all(c.record->cgroup_mount, c.record->cgroup_path, SIGKILL);
             (void)signal_init(*c.record, SIGKILL);
             if (!wait_gone(*c.record, std::chrono::seconds(10))) return fail_msg("container init did not die after SIGKILL");

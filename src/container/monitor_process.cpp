@@ -11,6 +11,7 @@
 #include "base/proc_stat.hpp"
 #include "base/sys.hpp"
 #include "base/time.hpp"
+#include "cgroup/cgroup.hpp"
 
 namespace husk::container {
 namespace {
@@ -35,46 +36,63 @@ void detach(std::vector<int> keep) {
     ::close(null);
 }
 
-}  // namespace
+// The state dir as the monitor sees it: by path, locked exclusively, holding init's record and no exit yet.
+struct LockedRecord {
+    state::StateDir dir;
+    state::Record record;
+};
 
-void record_exit(const std::string& state_path, pid_t init, const monitor::ExitStatus& status) {
+std::optional<LockedRecord> open_for_update(const std::string& state_path, pid_t init) {
     auto slash = state_path.rfind('/');
     auto dir = state::StateDir::open(state_path.substr(0, slash), state_path.substr(slash + 1));
-    if (!dir || !dir->lock(state::Lock::exclusive)) return;
+    if (!dir || !dir->lock(state::Lock::exclusive)) return std::nullopt;
     auto record = dir->read_record();
-    if (!record || record->pid != init || record->exit) return;
-    state::ExitRecord exit;
-    exit.finished = now_rfc3339_nano();
-    exit.code = status.code;
-    exit.signal = status.signal;
-    if (!status.exec_error.empty()) {
-        exit.reason = "setup-failed";
-        exit.detail = status.exec_error;
-    } else if (!status.known) {
-        exit.reason = "unknown";
-        exit.detail = "init was not our child and the kernel did not report its exit status (PIDFD_INFO_EXIT)";
-    } else if (status.signal != 0) {
-        exit.reason = "signaled";
-        exit.detail = std::string("terminated by signal ") + std::to_string(status.signal);
-    } else {
-        exit.reason = "exited";
-        exit.detail = "exit code " + std::to_string(status.code);
-    }
-    record->exit = exit;
-    (void)dir->write_record(*record);
+    if (!record || record->pid != init || record->exit) return std::nullopt;
+    return LockedRecord{std::move(*dir), std::move(*record)};
 }
 
-[[noreturn]] void run_monitor(const std::string& state_path, process::Spawned init,
-                              monitor::Role role, int report) {
+}  // namespace
+
+void record_exit(const MonitorPlan& plan, pid_t init, const monitor::ExitStatus& status) {
+    auto locked = open_for_update(plan.state_path, init);
+    if (!locked) return;
+    locked->record.exit = decide_exit(status, locked->record, plan.policy);
+    (void)locked->dir.write_record(locked->record);
+}
+
+std::optional<monitor::WallTime> wall_time(const MonitorPlan& plan, pid_t init, int pidfd) {
+    if (!plan.policy.timeout) return std::nullopt;
+    monitor::WallTime w;
+    w.limit = *plan.policy.timeout;
+    w.grace = plan.policy.grace;
+    w.stop_signal = plan.policy.stop_signal;
+    // Durable before the first signal (write_record fsyncs and renames), so the verdict survives the monitor.
+    w.record_cause = [plan, init] {
+        auto locked = open_for_update(plan.state_path, init);
+        if (!locked || locked->record.cause) return;
+        locked->record.cause = timeout_cause(plan.policy);
+        (void)locked->dir.write_record(locked->record);
+    };
+    w.kill_all = [plan, pidfd] {
+        // cgroup.kill takes every process, also those that left init's tree; without a cgroup, SIGKILL to init
+        // (in its own pid namespace that ends every process in it; pid_namespaces(7)).
+        if (!plan.cgroup_path.empty() && cgroup::kill_all(plan.cgroup_mount, plan.cgroup_path, SIGKILL)) return;
+        sys::pidfd_send_signal(pidfd, SIGKILL);
+    };
+    return w;
+}
+
+[[noreturn]] void run_monitor(const MonitorPlan& plan, process::Spawned init, monitor::Role role, int report) {
     ::close(report);
     detach({init.pidfd.get(), init.sync.get()});
     monitor::WaitOptions options;
     options.role = role;
     options.sync = init.sync.get();
     options.pid = init.pid;
+    options.wall_time = wall_time(plan, init.pid, init.pidfd.get());
     if (auto stat = read_proc_stat(init.pid)) options.start_time = stat->start_time;
     auto status = monitor::wait_for_exit(init.pidfd.get(), options);
-    record_exit(state_path, init.pid, status ? *status : monitor::ExitStatus{});
+    record_exit(plan, init.pid, status ? *status : monitor::ExitStatus{});
     ::_exit(0);
 }
 

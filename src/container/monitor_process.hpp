@@ -3,19 +3,32 @@
 
 #include <string>
 
+#include "container/verdict.hpp"
 #include "monitor/wait.hpp"
 #include "process/spawn.hpp"
 #include "state/state_dir.hpp"
 
 namespace husk::container {
 
-// Never returns. `report` is the socket to husk create, closed once the monitor is detached.
-[[noreturn]] void run_monitor(const std::string& state_path, process::Spawned init,
-                              monitor::Role role, int report);
+// What the monitor enforces and where it records it: the same for the detached monitor and `husk run`.
+struct MonitorPlan {
+    std::string state_path;
+    StopPolicy policy;
+    std::string cgroup_mount;  // empty: the container has no cgroup
+    std::string cgroup_path;
+};
 
-// Writes the exit into the record under the lock. A no-op when the container was deleted meanwhile, or when
-// the record now belongs to another container of the same id (its init is not `init`).
-void record_exit(const std::string& state_path, pid_t init, const monitor::ExitStatus& status);
+// Never returns. `report` is the socket to husk create, closed once the monitor is detached.
+[[noreturn]] void run_monitor(const MonitorPlan& plan, process::Spawned init, monitor::Role role, int report);
+
+// The wall-time limit for wait_for_exit, when the policy has one: records the cause in the state dir, then
+// lets the wait loop signal init through `pidfd`; the final kill is cgroup.kill, or SIGKILL to init.
+std::optional<monitor::WallTime> wall_time(const MonitorPlan& plan, pid_t init, int pidfd);
+
+// Writes the verdict (decide_exit) into the record under the lock, in one atomic write. A no-op when the
+// container was deleted meanwhile, or when the record now belongs to another container of the same id (its
+// init is not `init`).
+void record_exit(const MonitorPlan& plan, pid_t init, const monitor::ExitStatus& status);
 
 // SIGKILL to init by pid, for rollback after init exists but create failed later.
 void kill_init(pid_t pid);

@@ -62,10 +62,16 @@ std::string oci_state_json(const state::Record& record, std::string_view status,
         w.end_object();
     } else if (status == "stopped" && !record.started.empty() &&
                !state::open_live_pidfd(record.monitor_pid, record.monitor_start_time, record.boot_id)) {
-        // Init is gone and nobody recorded how: the monitor was lost (killed, or the machine rebooted).
+        // Init is gone and nobody recorded how: the monitor was lost (killed, or the machine rebooted). A cause
+        // it recorded before signalling (timeout) still holds; the exit status itself is unknown.
         w.key("exit").begin_object();
-        w.key("reason").string("unknown");
-        w.key("detail").string("the monitor did not record the exit (it was killed, or the host rebooted)");
+        if (record.cause) {
+            w.key("reason").string(record.cause->reason);
+            w.key("detail").string(record.cause->detail + "; the monitor was lost before it recorded init's exit");
+        } else {
+            w.key("reason").string("unknown");
+            w.key("detail").string("the monitor did not record the exit (it was killed, or the host rebooted)");
+        }
         w.end_object();
     }
     if (!record.cgroup_path.empty()) w.key("cgroupPath").string(record.cgroup_path);

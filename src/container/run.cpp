@@ -32,7 +32,7 @@ Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& optio
             return std::unexpected(recorded.error());
         }
         launch->commit();
-        std::string state_path = launch->dir->path();
+        container::MonitorPlan plan = container::monitor_plan(*launch);
         launch.reset();  // releases the create lock so start can take it
 
         // Signals a terminal or a supervisor sends to `husk run` go to the container, as with runc.
@@ -44,6 +44,7 @@ Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& optio
         for (int sig : {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT})
             sigaddset(&forward, sig);
         wait.forward = forward;
+        wait.wall_time = container::wall_time(plan, spawned.pid, spawned.pidfd.get());
 
         auto started = start_container(runtime, options.create.id);
         if (!started) {
@@ -55,7 +56,7 @@ Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& optio
         outcome.warnings = std::move(*started);
         auto status = monitor::wait_for_exit(spawned.pidfd.get(), wait);
         monitor::ExitStatus exit = status ? *status : monitor::ExitStatus{};
-        container::record_exit(state_path, spawned.pid, exit);
+        container::record_exit(plan, spawned.pid, exit);
         outcome.exit_code = exit.known ? exit.code : 255;
         outcome.failure = exit.exec_error;
     }

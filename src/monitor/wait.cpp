@@ -3,6 +3,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -68,6 +69,60 @@ ExitStatus read_exit(int pidfd, const WaitOptions& options) {
     }
 }
 
+// The wall-time limit as a two-step timerfd (CLOCK_MONOTONIC: wall-clock jumps don't move the deadline):
+// at the deadline, record the cause, then the stop signal and the grace; at the end of the grace, kill.
+class WallTimer {
+public:
+    WallTimer(const WallTime* config, int pidfd) : config_(config), pidfd_(pidfd) {}
+    int fd() const { return fd_.get(); }
+
+    Result<void> open() {
+        fd_.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
+        if (!fd_) return fail_sys(errno, "timerfd_create");
+        return {};
+    }
+    Result<void> start() {
+        if (phase_ != Phase::idle) return {};
+        phase_ = Phase::counting;
+        return arm(config_->limit);
+    }
+    void expired(Enforced& enforced) {
+        std::uint64_t ticks = 0;
+        if (::read(fd_.get(), &ticks, sizeof ticks) != sizeof ticks) return;  // spurious: not expired yet
+        if (phase_ == Phase::counting) {
+            enforced.timed_out = true;
+            if (config_->record_cause) config_->record_cause();
+            if (config_->grace.count() > 0) {
+                if (sys::pidfd_send_signal(pidfd_, config_->stop_signal) == 0) enforced.stop_signal_sent = true;
+                phase_ = Phase::grace;
+                if (arm(config_->grace)) return;
+            }
+            // Grace 0, or a timer that cannot be armed again: kill now rather than never.
+        } else if (phase_ != Phase::grace) {
+            return;
+        }
+        phase_ = Phase::done;
+        if (config_->kill_all) config_->kill_all();
+        enforced.killed = true;
+    }
+
+private:
+    enum class Phase { idle, counting, grace, done };
+
+    Result<void> arm(std::chrono::milliseconds after) {
+        itimerspec spec{};
+        spec.it_value.tv_sec = static_cast<time_t>(after.count() / 1000);
+        spec.it_value.tv_nsec = static_cast<long>(after.count() % 1000) * 1000000L;
+        if (::timerfd_settime(fd_.get(), 0, &spec, nullptr) != 0) return fail_sys(errno, "timerfd_settime");
+        return {};
+    }
+
+    const WallTime* config_;
+    int pidfd_;
+    UniqueFd fd_;
+    Phase phase_ = Phase::idle;
+};
+
 }  // namespace
 
 ExitStatus decode_wait_status(int status) {
@@ -103,27 +158,41 @@ Result<ExitStatus> wait_for_exit(int pidfd, const WaitOptions& options) {
         if (!signals) return fail_sys(errno, "signalfd");
         TRY(watch(signals.get()));
     }
+    WallTimer timer(options.wall_time ? &*options.wall_time : nullptr, pidfd);
+    if (options.wall_time) {
+        TRY(timer.open());
+        TRY(watch(timer.fd()));
+        if (sync < 0) TRY(timer.start());  // nothing tells us when exec happens: count from now
+    }
 
     std::string exec_error;
+    Enforced enforced;
     for (;;) {
         epoll_event events[4];
         int n = ::epoll_wait(epoll.get(), events, 4, -1);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return fail_sys(errno, "epoll_wait");
         bool exited = false;
+        for (int i = 0; i < n; ++i) exited = exited || events[i].data.fd == pidfd;
         for (int i = 0; i < n; ++i) {
             int fd = events[i].data.fd;
-            if (fd == pidfd) {
-                exited = true;
-            } else if (fd == sync) {
+            if (fd == sync) {
                 auto message = process::receive_message(sync);
                 if (message && message->type == process::SyncType::exec_failed) exec_error = message->error.message();
+                // EOF: the close-on-exec socket closed in init's execve. The workload runs; the clock starts.
+                else if (!message && !exited && options.wall_time) TRY(timer.start());
                 ::epoll_ctl(epoll.get(), EPOLL_CTL_DEL, sync, nullptr);  // one report at most; EOF after exec
                 sync = -1;
             } else if (fd == signals.get()) {
                 signalfd_siginfo info{};
-                if (::read(signals.get(), &info, sizeof info) == sizeof info)
-                    sys::pidfd_send_signal(pidfd, static_cast<int>(info.ssi_signo));
+                if (::read(signals.get(), &info, sizeof info) == sizeof info) {
+                    int signal = static_cast<int>(info.ssi_signo);
+                    if (sys::pidfd_send_signal(pidfd, signal) == 0 && signal >= 1 && signal <= 64)
+                        enforced.forwarded |= std::uint64_t{1} << (signal - 1);
+                }
+            } else if (options.wall_time && fd == timer.fd() && !exited) {
+                // Init exiting in the same wakeup beat the deadline: it is not a timeout.
+                timer.expired(enforced);
             }
         }
         if (!exited) continue;
@@ -134,6 +203,7 @@ Result<ExitStatus> wait_for_exit(int pidfd, const WaitOptions& options) {
         }
         ExitStatus status = read_exit(pidfd, options);
         status.exec_error = exec_error;
+        status.enforced = enforced;
         return status;
     }
 }

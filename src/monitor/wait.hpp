@@ -3,8 +3,10 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -12,11 +14,33 @@
 
 namespace husk::monitor {
 
+// What the monitor itself did to the container while waiting: the facts behind `timeout` and `killed`.
+struct Enforced {
+    bool timed_out = false;         // the wall-time deadline passed (the cause was recorded first)
+    bool stop_signal_sent = false;  // ... and the stop signal went to init
+    bool killed = false;            // ... and the whole container was killed (grace over, or grace 0)
+    std::uint64_t forwarded = 0;    // bit (n - 1): signal n was forwarded to init (`husk run` in the foreground)
+};
+
 struct ExitStatus {
     bool known = false;  // false when neither waitid nor PIDFD_INFO_EXIT could tell (kernel < 6.15, not parent)
     int code = -1;       // exit code, or 128 + signal (as a shell reports it)
     int signal = 0;      // the terminating signal, 0 for a normal exit
     std::string exec_error;  // init failed after `start` (exec or startContainer hook), from the sync socket
+    Enforced enforced;
+};
+
+// The wall-time limit (DESIGN.md §4, run.husk.timeout). It counts from the moment init execs the workload:
+// the sync socket is close-on-exec, so its EOF without an exec_failed report is that moment (`start` alone
+// is not: startContainer hooks run between the two, and a failed exec never starts the clock).
+struct WallTime {
+    std::chrono::milliseconds limit{0};
+    std::chrono::milliseconds grace{5000};  // stop signal → kill; 0 = kill at once, no stop signal
+    int stop_signal = SIGTERM;
+    // Called at the deadline before any signal is sent: records the cause durably (state survives us).
+    std::function<void()> record_cause;
+    // Kills every process of the container: cgroup.kill, or SIGKILL to init when there is no cgroup.
+    std::function<void()> kill_all;
 };
 
 enum class Role { parent, watcher };  // parent: waitid reaps; watcher: init belongs to a subreaper
@@ -29,9 +53,10 @@ struct WaitOptions {
     int sync = -1;  // init's sync socket: reports a failed execve
     // Signals to forward to init while waiting (`husk run` in the foreground); empty = none.
     std::optional<sigset_t> forward;
+    std::optional<WallTime> wall_time;
 };
 
-// Blocks (epoll on pidfd, sync socket, signalfd) until init has exited.
+// Blocks (epoll on pidfd, sync socket, signalfd, timerfd) until init has exited.
 Result<ExitStatus> wait_for_exit(int pidfd, const WaitOptions& options);
 
 ExitStatus decode_wait_status(int status);

@@ -244,7 +244,8 @@ TEST_CASE("validate_container_id rejects empty, dot, slash, control and over-lon
     CHECK(id_error(std::string(1025, 'a')) == "invalid container id: 1025 characters long (at most 1024)");
 }
 
-TEST_CASE("validate refuses run.husk annotations it does not implement and ignores all others", "[spec]") {
+TEST_CASE("validate accepts the wall-time annotations, refuses the run.husk ones it does not implement yet, "
+          "and ignores all others", "[spec]") {
     Spec spec = valid_spec();
     spec.annotations = {{"io.container.manager", "libpod"}, {"org.opencontainers.image.stopSignal", "15"}};
     CHECK(husk::spec::validate(spec));
@@ -254,7 +255,15 @@ TEST_CASE("validate refuses run.husk annotations it does not implement and ignor
     CHECK(error_of(spec) == "annotations[\"run.husk.oom-group\"]: want \"true\" or \"false\", not \"no\"");
     spec.annotations.erase("run.husk.oom-group");
     spec.annotations["run.husk.timeout"] = "2s";
-    CHECK(error_of(spec) == "annotations[\"run.husk.timeout\"]: not supported by this husk build yet (fail closed)");
+    spec.annotations["run.husk.kill-grace"] = "0";
+    spec.annotations["run.husk.stop-signal"] = "SIGINT";
+    CHECK(husk::spec::validate(spec));
+    spec.annotations["run.husk.output-limit"] = "1MiB";
+    CHECK(error_of(spec) == "annotations[\"run.husk.output-limit\"]: not supported by this husk build yet (fail closed)");
+    spec.annotations.erase("run.husk.output-limit");
+    spec.annotations["run.husk.cpu-limit"] = "1s";
+    CHECK(error_of(spec) == "annotations[\"run.husk.cpu-limit\"]: not supported by this husk build yet (fail closed)");
+    spec.annotations.erase("run.husk.cpu-limit");
     spec.annotations["run.husk.timeout"] = "soon";
     CHECK(error_of(spec).starts_with("annotations[\"run.husk.timeout\"]: invalid duration \"soon\""));
     spec.annotations = {{"run.husk.bogus", "1"}};

@@ -58,6 +58,18 @@ std::string encode_record(const Record& r) {
     w.key("cgroupMount").string(r.cgroup_mount);
     w.key("cgroupPath").string(r.cgroup_path);
     w.key("started").string(r.started);
+    if (r.cause) {
+        w.key("cause").begin_object();
+        w.key("reason").string(r.cause->reason);
+        w.key("detail").string(r.cause->detail);
+        w.key("at").string(r.cause->at);
+        w.end_object();
+    }
+    if (!r.kill_requests.empty()) {
+        w.key("killRequests").begin_array();
+        for (int signal : r.kill_requests) w.integer(signal);
+        w.end_array();
+    }
     if (r.exit) {
         w.key("exit").begin_object();
         w.key("code").integer(r.exit->code);
@@ -97,6 +109,19 @@ Result<Record> decode_record(std::string_view json) {
     r.cgroup_mount = get_string(root, "cgroupMount");
     r.cgroup_path = get_string(root, "cgroupPath");
     r.started = get_string(root, "started");
+    if (yajl_val cause = member(root, "cause"); YAJL_IS_OBJECT(cause)) {
+        StopCause c;
+        c.reason = get_string(cause, "reason");
+        c.detail = get_string(cause, "detail");
+        c.at = get_string(cause, "at");
+        r.cause = c;
+    }
+    if (yajl_val requests = member(root, "killRequests"); YAJL_IS_ARRAY(requests)) {
+        for (size_t i = 0; i < requests->u.array.len; ++i) {
+            yajl_val v = requests->u.array.values[i];
+            if (YAJL_IS_INTEGER(v)) r.kill_requests.push_back(static_cast<int>(YAJL_GET_INTEGER(v)));
+        }
+    }
     if (yajl_val exit = member(root, "exit"); YAJL_IS_OBJECT(exit)) {
         ExitRecord e;
         e.code = static_cast<int>(get_integer(exit, "code", -1));

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "husk/error.hpp"
 
@@ -20,6 +21,14 @@ struct ExitRecord {
     std::string reason;  // DESIGN.md section 2 vocabulary
     std::string detail;
     std::string finished;  // RFC 3339
+};
+
+// A stop husk decided on itself (the wall-time limit), recorded durably before the first signal is sent, so
+// the verdict survives a workload that exits politely and a monitor that dies right after (DESIGN.md §2).
+struct StopCause {
+    std::string reason;  // "timeout"
+    std::string detail;
+    std::string at;      // RFC 3339
 };
 
 struct Record {
@@ -37,6 +46,10 @@ struct Record {
     std::string cgroup_mount;  // empty when the container has no cgroup
     std::string cgroup_path;
     std::string started;       // set by start
+    std::optional<StopCause> cause;
+    // Signals `husk kill` and `delete --force` sent, each recorded under the lock before it is sent: the
+    // facts behind the reason `killed` (sorted, no duplicates).
+    std::vector<int> kill_requests;
     std::optional<ExitRecord> exit;
 };
 

@@ -26,6 +26,22 @@ TEST_CASE("a record survives encoding and decoding unchanged", "[state]") {
     REQUIRE(back.exit);
     CHECK(back.exit->code == 137);
     CHECK(back.exit->reason == "killed");
+    CHECK_FALSE(back.cause);
+    CHECK(back.kill_requests.empty());
+}
+
+TEST_CASE("a record keeps a recorded stop cause and the signals husk kill sent", "[state]") {
+    Record r;
+    r.id = "c2";
+    r.cause = StopCause{"timeout", "wall-time limit 2s reached", "2026-11-22T13:00:02Z"};
+    r.kill_requests = {9, 15};
+    Record back = decode_record(encode_record(r)).value();
+    REQUIRE(back.cause);
+    CHECK(back.cause->reason == "timeout");
+    CHECK(back.cause->detail == "wall-time limit 2s reached");
+    CHECK(back.cause->at == "2026-11-22T13:00:02Z");
+    CHECK(back.kill_requests == std::vector<int>{9, 15});
+    CHECK_FALSE(back.exit);
 }
 
 TEST_CASE("a corrupt record is an error, not an empty container", "[state]") {

@@ -1,0 +1,134 @@
+#include "container/verdict.hpp"
+
+#include <cstring>
+
+#include "base/time.hpp"
+
+namespace husk::container {
+namespace {
+
+std::string timeout_reached(const StopPolicy& policy) {
+    return "wall-time limit " + (policy.timeout ? format_duration(*policy.timeout) : std::string("?")) + " reached";
+}
+
+// What actually happened after the deadline, from the monitor's own record of its actions.
+std::string timeout_outcome(const StopPolicy& policy, const monitor::Enforced& enforced) {
+    std::string text = timeout_reached(policy);
+    std::string grace = format_duration(policy.grace);
+    if (enforced.stop_signal_sent && enforced.killed)
+        return text + "; sent " + signal_label(policy.stop_signal) + ", killed after the " + grace + " grace";
+    if (enforced.stop_signal_sent) return text + "; sent " + signal_label(policy.stop_signal) +
+                                          ", init ended within the " + grace + " grace";
+    if (enforced.killed)
+        return text + (policy.grace.count() == 0 ? "; killed at once (kill-grace 0)" : "; killed");
+    return text + "; init ended before husk signalled it";
+}
+
+bool requested(const state::Record& record, const monitor::Enforced& enforced, int signal) {
+    for (int s : record.kill_requests)
+        if (s == signal) return true;
+    return signal >= 1 && signal <= 64 && (enforced.forwarded & (std::uint64_t{1} << (signal - 1))) != 0;
+}
+
+// Who sent it: recorded by `husk kill`/`delete --force`, or forwarded by `husk run` in the foreground.
+std::string sender(const state::Record& record, int signal) {
+    for (int s : record.kill_requests)
+        if (s == signal) return "husk kill";
+    return "husk run (forwarded)";
+}
+
+}  // namespace
+
+StopPolicy stop_policy(const spec::HuskAnnotations& annotations) {
+    StopPolicy policy;
+    policy.timeout = annotations.timeout;
+    if (annotations.kill_grace) policy.grace = *annotations.kill_grace;
+    if (annotations.stop_signal) policy.stop_signal = *annotations.stop_signal;
+    return policy;
+}
+
+std::string format_duration(std::chrono::milliseconds duration) {
+    auto ms = duration.count();
+    if (ms == 0) return "0s";
+    if (ms % 3600000 == 0) return std::to_string(ms / 3600000) + "h";
+    if (ms % 60000 == 0) return std::to_string(ms / 60000) + "m";
+    if (ms % 1000 == 0) return std::to_string(ms / 1000) + "s";
+    if (ms < 1000) return std::to_string(ms) + "ms";
+    std::string fraction = std::to_string(ms % 1000);
+    fraction.insert(0, 3 - fraction.size(), '0');
+    while (fraction.back() == '0') fraction.pop_back();
+    return std::to_string(ms / 1000) + "." + fraction + "s";
+}
+
+std::string signal_label(int signal) {
+    if (signal >= SIGRTMIN && signal <= SIGRTMAX) {
+        if (signal == SIGRTMIN) return "SIGRTMIN";
+        return "SIGRTMIN+" + std::to_string(signal - SIGRTMIN);
+    }
+    if (const char* name = ::sigabbrev_np(signal)) return std::string("SIG") + name;
+    return "signal " + std::to_string(signal);
+}
+
+bool is_stop_request(int signal) {
+    switch (signal) {
+        case SIGHUP: case SIGINT: case SIGQUIT: case SIGTERM: case SIGKILL: return true;
+        default: return false;
+    }
+}
+
+state::StopCause timeout_cause(const StopPolicy& policy) {
+    state::StopCause cause;
+    cause.reason = "timeout";
+    cause.detail = timeout_reached(policy) + (policy.grace.count() == 0
+                                                  ? "; killing at once (kill-grace 0)"
+                                                  : "; sending " + signal_label(policy.stop_signal) +
+                                                        ", killing after a " + format_duration(policy.grace) + " grace");
+    cause.at = now_rfc3339_nano();
+    return cause;
+}
+
+state::ExitRecord decide_exit(const monitor::ExitStatus& status, const state::Record& record,
+                              const StopPolicy& policy) {
+    state::ExitRecord exit;
+    exit.finished = now_rfc3339_nano();
+    exit.code = status.code;
+    exit.signal = status.signal;
+    const monitor::Enforced& enforced = status.enforced;
+    if (!status.exec_error.empty()) {
+        exit.reason = "setup-failed";
+        exit.detail = status.exec_error;
+    } else if (enforced.timed_out || (record.cause && record.cause->reason == "timeout")) {
+        exit.reason = "timeout";
+        exit.detail = enforced.timed_out ? timeout_outcome(policy, enforced) : record.cause->detail;
+        if (!status.known) exit.detail += "; the kernel did not report init's exit status (no PIDFD_INFO_EXIT)";
+    } else if (record.cause) {
+        exit.reason = record.cause->reason;
+        exit.detail = record.cause->detail;
+    } else if (!status.known) {
+        exit.reason = "unknown";
+        exit.detail = "init was not our child and the kernel did not report its exit status (PIDFD_INFO_EXIT)";
+    } else if (status.signal != 0) {
+        if (requested(record, enforced, status.signal)) {
+            exit.reason = "killed";
+            exit.detail = "killed by " + signal_label(status.signal) + " sent by " + sender(record, status.signal);
+        } else {
+            exit.reason = "signaled";
+            exit.detail = "terminated by " + signal_label(status.signal) + " (signal " +
+                          std::to_string(status.signal) + "), which husk did not send";
+        }
+    } else {
+        exit.reason = "exited";
+        exit.detail = "exit code " + std::to_string(status.code);
+        // A workload that handles SIGTERM and exits stopped because it was asked to.
+        for (int signal = 1; signal <= 64; ++signal) {
+            if (!is_stop_request(signal) || !requested(record, enforced, signal)) continue;
+            exit.reason = "killed";
+            exit.detail = "exited with code " + std::to_string(status.code) + " after " + sender(record, signal) +
+                          " sent " + signal_label(signal);
+            break;
+        }
+    }
+    return exit;
+}
+
+}  // namespace husk::container

@@ -1,0 +1,42 @@
+// The verdict: how and why a container stopped (DESIGN.md §2 `husk.exit`), decided from facts husk observed:
+// the wait status, what the monitor itself did (wall-time limit), and the signals `husk kill` recorded before
+// sending them. Never from the number 137.
+#pragma once
+
+#include <chrono>
+#include <csignal>
+#include <optional>
+#include <string>
+
+#include "monitor/wait.hpp"
+#include "spec/annotations.hpp"
+#include "state/record.hpp"
+
+namespace husk::container {
+
+// run.husk.timeout, run.husk.kill-grace, run.husk.stop-signal with their defaults (DESIGN.md §4).
+struct StopPolicy {
+    std::optional<std::chrono::milliseconds> timeout;
+    std::chrono::milliseconds grace{5000};
+    int stop_signal = SIGTERM;
+};
+
+StopPolicy stop_policy(const spec::HuskAnnotations& annotations);
+
+// "2s", "500ms", "1.5s", "2m": how durations read in details.
+std::string format_duration(std::chrono::milliseconds duration);
+// "SIGTERM", "SIGRTMIN+3", or "signal 99".
+std::string signal_label(int signal);
+
+// Signals that ask a process to stop: a workload that exits after husk sent one of these was `killed`, even
+// with exit code 0 (it stopped politely). Others (USR1, WINCH...) are messages, not stop requests.
+bool is_stop_request(int signal);
+
+// The cause recorded at the deadline, before any signal: what husk is about to do.
+state::StopCause timeout_cause(const StopPolicy& policy);
+
+// The final `husk.exit`: exit facts + reason + detail. A cause recorded earlier (timeout) is kept.
+state::ExitRecord decide_exit(const monitor::ExitStatus& status, const state::Record& record,
+                              const StopPolicy& policy);
+
+}  // namespace husk::container

@@ -1,0 +1,412 @@
+// The monitor's verdict (DESIGN.md sections 2-4): the wall-time limit (run.husk.timeout, kill-grace,
+// stop-signal) and the reasons exited / signaled / killed / timeout / unknown, each produced for real and read
+// back from `husk state`, in both monitor modes (detached after create, `husk run` in the foreground) and under
+// a subreaper caller.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "harness.hpp"
+
+using namespace husk::test;
+using Catch::Matchers::Contains;
+
+namespace {
+
+void require_ok(const Output& out) {
+    INFO(out.describe());
+    REQUIRE(out.exit_code == 0);
+}
+
+Bundle with_args(Sandbox& sb, std::vector<std::string> args) {
+    Bundle b = sb.bundle();
+    b.config["process"]["args"] = Json::strings(args);
+    return b;
+}
+
+// husk's own record in the state dir (monitorPid and the recorded cause are not part of the OCI state).
+Json state_record(const Sandbox& sb, const std::string& id) {
+    return Json::parse(read_file(sb.root() + "/" + id + "/state.json"));
+}
+
+// Waits until the container has stopped and the monitor has written husk.exit; returns that state.
+Json wait_for_exit(Sandbox& sb, const std::string& id, Ms timeout = Ms(20000)) {
+    Json st = sb.wait_for_status(id, "stopped", timeout);
+    for (int i = 0; i < 250 && !st["husk"].contains("exit"); ++i) {
+        std::this_thread::sleep_for(Ms(20));
+        st = sb.state(id);
+    }
+    INFO("state: " << st.dump());
+    REQUIRE(st["status"].str() == "stopped");
+    REQUIRE(st["husk"].contains("exit"));
+    return st;
+}
+
+bool wait_for_output(const Output& from, std::string_view text, Ms timeout = Ms(10000)) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (from.current_out().find(text) == std::string::npos) {
+        if (std::chrono::steady_clock::now() > deadline) return false;
+        std::this_thread::sleep_for(Ms(20));
+    }
+    return true;
+}
+
+// create + start; returns init's pid.
+pid_t create_and_start(Sandbox& sb, const Bundle& b, const std::string& id, std::vector<std::string> flags = {}) {
+    Output created = sb.create(b, id, std::move(flags));
+    require_ok(created);
+    require_ok(sb.husk({"start", id}));
+    pid_t pid = static_cast<pid_t>(sb.state(id)["pid"].num());
+    REQUIRE(pid > 0);
+    sb.track_pid(pid);
+    return pid;
+}
+
+void delete_and_check(Sandbox& sb, const std::string& id) {
+    require_ok(sb.husk({"delete", id}));
+    check_nothing_left(sb);
+}
+
+// Reaps `pid` when it was reparented to us (the test may run under a subreaper, or be one).
+void reap_if_ours(pid_t pid) {
+    if (proc_parent(pid) == getpid()) waitpid(pid, nullptr, 0);
+}
+
+}  // namespace
+
+TEST_CASE("husk run --timeout 2s ends sleep 100 promptly and state says timeout", "[integration][monitor]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/bin/sleep", "100"});
+    std::string id = sb.id("timeout");
+    Output run = sb.run(b, id, {"--keep", "--timeout", "2s"});
+    INFO(run.describe());
+    // busybox sleep is pid 1 of its pid namespace without a SIGTERM handler, so SIGTERM cannot end it
+    // (pid_namespaces(7)): it dies at the end of the default 5 s grace.
+    CHECK(run.elapsed >= Ms(6500));
+    CHECK(run.elapsed < Ms(15000));
+    CHECK(run.exit_code == 128 + SIGKILL);
+    Json st = wait_for_exit(sb, id);
+    INFO("state: " << st.dump());
+    const Json& exit = st["husk"]["exit"];
+    CHECK(exit["reason"].str() == "timeout");
+    CHECK(exit["signal"].num() == SIGKILL);
+    CHECK(exit["code"].num() == 128 + SIGKILL);
+    CHECK(exit["detail"].str() == "wall-time limit 2s reached; sent SIGTERM, killed after the 5s grace");
+    CHECK(st["annotations"]["run.husk.timeout"].str() == "2s");
+    delete_and_check(sb, id);
+}
+
+TEST_CASE("a workload that exits 0 on the stop signal still stopped because of the timeout",
+          "[integration][monitor]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/bin/sh", "-c", "trap 'exit 0' TERM; echo ready; while :; do sleep 0.05; done"});
+    std::string id = sb.id("polite");
+    create_and_start(sb, b, id, {"--timeout", "1s"});
+    Json st = wait_for_exit(sb, id);
+    INFO("state: " << st.dump());
+    const Json& exit = st["husk"]["exit"];
+    CHECK(exit["reason"].str() == "timeout");
+    CHECK(exit["code"].num() == 0);
+    CHECK(exit["signal"].num() == 0);
+    CHECK(exit["detail"].str() == "wall-time limit 1s reached; sent SIGTERM, init ended within the 5s grace");
+    // The cause was recorded before the signal, and kept.
+    Json record = state_record(sb, id);
+    REQUIRE(record.contains("cause"));
+    CHECK(record["cause"]["reason"].str() == "timeout");
+    delete_and_check(sb, id);
+}
+
+TEST_CASE("a workload that ignores the stop signal is killed when the grace is over", "[integration][monitor]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/probe", "ignore-term", "sleep", "100"});
+    std::string id = sb.id("stubborn");
+    Output run = sb.run(b, id, {"--keep", "--timeout", "1s", "--kill-grace", "1500ms"});
+    INFO(run.describe());
+    CHECK(run.elapsed >= Ms(2400));
+    CHECK(run.elapsed < Ms(8000));
+    CHECK(run.exit_code == 128 + SIGKILL);
+    Json st = wait_for_exit(sb, id);
+    INFO("state: " << st.dump());
+    CHECK(st["husk"]["exit"]["reason"].str() == "timeout");
+    CHECK(st["husk"]["exit"]["signal"].num() == SIGKILL);
+    CHECK(st["husk"]["exit"]["detail"].str() == "wall-time limit 1s reached; sent SIGTERM, killed after the 1.5s grace");
+    delete_and_check(sb, id);
+}
+
+TEST_CASE("kill-grace 0 kills at once without a stop signal", "[integration][monitor]") {
+    Sandbox sb;
+    // The probe exits 143 on SIGTERM: a SIGKILL death shows no stop signal came first.
+    Bundle b = with_args(sb, {"/probe", "sleep", "100"});
+    std::string id = sb.id("grace0");
+    Output run = sb.run(b, id, {"--keep", "--timeout", "500ms", "--kill-grace", "0"});
+    INFO(run.describe());
+    CHECK(run.elapsed >= Ms(450));
+    CHECK(run.elapsed < Ms(4000));
+    CHECK(run.exit_code == 128 + SIGKILL);
+    Json st = wait_for_exit(sb, id);
+    INFO("state: " << st.dump());
+    CHECK(st["husk"]["exit"]["reason"].str() == "timeout");
+    CHECK(st["husk"]["exit"]["signal"].num() == SIGKILL);
+    CHECK(st["husk"]["exit"]["detail"].str() == "wall-time limit 500ms reached; killed at once (kill-grace 0)");
+    delete_and_check(sb, id);
+}
+
+TEST_CASE("a custom stop signal is what the workload receives at the deadline", "[integration][monitor]") {
+    Sandbox sb;
+    // The probe exits 128 + signal on INT; the config's annotation asks for INT.
+    Bundle b = with_args(sb, {"/probe", "sleep", "100"});
+    b.config["annotations"] = Json::object({{"run.husk.timeout", "700ms"}, {"run.husk.stop-signal", "SIGINT"}});
+    std::string id = sb.id("stopsig");
+    Output run = sb.run(b, id, {"--keep"});
+    INFO(run.describe());
+    CHECK(run.exit_code == 128 + SIGINT);
+    Json st = wait_for_exit(sb, id);
+    INFO("state: " << st.dump());
+    CHECK(st["husk"]["exit"]["reason"].str() == "timeout");
+    CHECK(st["husk"]["exit"]["code"].num() == 128 + SIGINT);
+    CHECK(st["husk"]["exit"]["detail"].str() == "wall-time limit 700ms reached; sent SIGINT, init ended within the 5s grace");
+    delete_and_check(sb, id);
+}
+
+TEST_CASE("the wall-time limit counts from start, not from create", "[integration][monitor]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/probe", "sleep", "100"});
+    std::string id = sb.id("fromstart");
+    Output created = sb.create(b, id, {"--timeout", "1s", "--kill-grace", "0"});
+    require_ok(created);
+    std::this_thread::sleep_for(Ms(1500));
+    CHECK(sb.state(id)["status"].str() == "created");
+    auto started_at = std::chrono::steady_clock::now();
+    require_ok(sb.husk({"start", id}));
+    CHECK(wait_for_output(created, "sleeping"));
+    CHECK(sb.state(id)["status"].str() == "running");
+    std::this_thread::sleep_for(Ms(300));
+    CHECK(sb.state(id)["status"].str() == "running");
+    Json st = wait_for_exit(sb, id);
+    auto lived = std::chrono::steady_clock::now() - started_at;
+    INFO("state: " << st.dump());
+    CHECK(lived >= Ms(950));
+    CHECK(st["husk"]["exit"]["reason"].str() == "timeout");
+    delete_and_check(sb, id);
+}
+
+TEST_CASE("without a cgroup the deadline's kill is SIGKILL to init", "[integration][monitor]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/probe", "ignore-term", "sleep", "100"});
+    b.config["linux"].erase("resources");  // runc's default device list needs a cgroup
+    b.write();
+    std::string id = sb.id("nocgroup");
+    Output run = sb.husk({"--cgroup-manager", "disabled", "run", "--bundle", b.dir, "--keep", "--timeout", "500ms",
+                          "--kill-grace", "500ms", id});
+    INFO(run.describe());
+    CHECK(run.exit_code == 128 + SIGKILL);
+    CHECK(run.elapsed < Ms(5000));
+    Json st = wait_for_exit(sb, id);
+    INFO("state: " << st.dump());
+    CHECK_FALSE(st["husk"].contains("cgroupPath"));
+    CHECK(st["husk"]["exit"]["reason"].str() == "timeout");
+    CHECK(st["husk"]["exit"]["signal"].num() == SIGKILL);
+    delete_and_check(sb, id);
+}
+
+TEST_CASE("a flag wins over the same annotation in config.json", "[integration][monitor]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/probe", "sleep", "100"});
+    b.config["annotations"] = Json::object({{"run.husk.timeout", "100s"}});
+    std::string id = sb.id("flagwins");
+    Output run = sb.run(b, id, {"--keep", "--timeout", "500ms"});
+    INFO(run.describe());
+    CHECK(run.elapsed < Ms(5000));
+    Json st = wait_for_exit(sb, id);
+    CHECK(st["annotations"]["run.husk.timeout"].str() == "500ms");
+    CHECK(st["husk"]["exit"]["reason"].str() == "timeout");
+    delete_and_check(sb, id);
+}
+
+TEST_CASE("husk kill KILL makes the reason killed", "[integration][monitor]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/probe", "sleep", "100"});
+    std::string id = sb.id("killed");
+    create_and_start(sb, b, id);
+    require_ok(sb.husk({"kill", id, "KILL"}));
+    Json st = wait_for_exit(sb, id);
+    INFO("state: " << st.dump());
+    CHECK(st["husk"]["exit"]["reason"].str() == "killed");
+    CHECK(st["husk"]["exit"]["signal"].num() == SIGKILL);
+    CHECK(st["husk"]["exit"]["code"].num() == 128 + SIGKILL);
+    CHECK(st["husk"]["exit"]["detail"].str() == "killed by SIGKILL sent by husk kill");
+    delete_and_check(sb, id);
+}
+
+TEST_CASE("a workload that exits on husk kill's SIGTERM was killed, even with exit code 0",
+          "[integration][monitor]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/bin/sh", "-c", "trap 'exit 0' TERM; echo ready; while :; do sleep 0.05; done"});
+    std::string id = sb.id("politekill");
+    Output created = sb.create(b, id);
+    require_ok(created);
+    require_ok(sb.husk({"start", id}));
+    REQUIRE(wait_for_output(created, "ready"));
+    require_ok(sb.husk({"kill", id}));
+    Json st = wait_for_exit(sb, id);
+    INFO("state: " << st.dump());
+    CHECK(st["husk"]["exit"]["reason"].str() == "killed");
+    CHECK(st["husk"]["exit"]["code"].num() == 0);
+    CHECK(st["husk"]["exit"]["detail"].str() == "exited with code 0 after husk kill sent SIGTERM");
+    delete_and_check(sb, id);
+}
+
+TEST_CASE("a workload that ignores husk kill's USR1 and then exits by itself has exited",
+          "[integration][monitor]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/bin/sh", "-c", "trap '' USR1; echo ready; until [ -e /go ]; do sleep 0.05; done; exit 4"});
+    std::string id = sb.id("usr1");
+    Output created = sb.create(b, id);
+    require_ok(created);
+    require_ok(sb.husk({"start", id}));
+    REQUIRE(wait_for_output(created, "ready"));
+    require_ok(sb.husk({"kill", id, "USR1"}));
+    std::this_thread::sleep_for(Ms(200));
+    CHECK(sb.state(id)["status"].str() == "running");
+    write_file(b.rootfs() + "/go", "");
+    Json st = wait_for_exit(sb, id);
+    INFO("state: " << st.dump());
+    CHECK(st["husk"]["exit"]["reason"].str() == "exited");
+    CHECK(st["husk"]["exit"]["code"].num() == 4);
+    CHECK(st["husk"]["exit"]["detail"].str() == "exit code 4");
+    delete_and_check(sb, id);
+}
+
+TEST_CASE("a signal someone else sends makes the reason signaled, not killed", "[integration][monitor]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/probe", "sleep", "100"});
+    std::string id = sb.id("signaled");
+    pid_t init = create_and_start(sb, b, id);
+    REQUIRE(::kill(init, SIGKILL) == 0);
+    Json st = wait_for_exit(sb, id);
+    INFO("state: " << st.dump());
+    CHECK(st["husk"]["exit"]["reason"].str() == "signaled");
+    CHECK(st["husk"]["exit"]["signal"].num() == SIGKILL);
+    CHECK(st["husk"]["exit"]["code"].num() == 128 + SIGKILL);
+    CHECK_THAT(st["husk"]["exit"]["detail"].str(), Contains("which husk did not send"));
+    delete_and_check(sb, id);
+}
+
+TEST_CASE("with the monitor killed, state says stopped and the reason unknown once init dies",
+          "[integration][monitor]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/probe", "sleep", "100"});
+    std::string id = sb.id("lost");
+    pid_t init = create_and_start(sb, b, id);
+    pid_t monitor = static_cast<pid_t>(state_record(sb, id)["monitorPid"].num());
+    REQUIRE(monitor > 0);
+    REQUIRE(::kill(monitor, SIGKILL) == 0);
+    reap_if_ours(monitor);
+    for (int i = 0; i < 250 && process_alive(monitor); ++i) std::this_thread::sleep_for(Ms(20));
+    CHECK(sb.state(id)["status"].str() == "running");
+    REQUIRE(::kill(init, SIGKILL) == 0);
+    for (int i = 0; i < 250 && process_alive(init); ++i) std::this_thread::sleep_for(Ms(20));
+    reap_if_ours(init);
+    Json st = sb.wait_for_status(id, "stopped");
+    INFO("state: " << st.dump());
+    CHECK(st["pid"].num() == 0);
+    REQUIRE(st["husk"].contains("exit"));
+    CHECK(st["husk"]["exit"]["reason"].str() == "unknown");
+    CHECK_FALSE(st["husk"]["exit"].contains("code"));
+    delete_and_check(sb, id);
+}
+
+TEST_CASE("a timeout recorded before the monitor was lost is still the reason", "[integration][monitor]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/probe", "ignore-term", "sleep", "100"});
+    std::string id = sb.id("lostcause");
+    pid_t init = create_and_start(sb, b, id, {"--timeout", "500ms", "--kill-grace", "60s"});
+    // The cause is written before SIGTERM; the probe ignores it, so the container lives on in its grace.
+    for (int i = 0; i < 250 && !state_record(sb, id).contains("cause"); ++i) std::this_thread::sleep_for(Ms(20));
+    REQUIRE(state_record(sb, id).contains("cause"));
+    pid_t monitor = static_cast<pid_t>(state_record(sb, id)["monitorPid"].num());
+    REQUIRE(::kill(monitor, SIGKILL) == 0);
+    reap_if_ours(monitor);
+    REQUIRE(::kill(init, SIGKILL) == 0);
+    for (int i = 0; i < 250 && process_alive(init); ++i) std::this_thread::sleep_for(Ms(20));
+    reap_if_ours(init);
+    Json st = sb.wait_for_status(id, "stopped");
+    INFO("state: " << st.dump());
+    REQUIRE(st["husk"].contains("exit"));
+    CHECK(st["husk"]["exit"]["reason"].str() == "timeout");
+    CHECK_THAT(st["husk"]["exit"]["detail"].str(), Contains("wall-time limit 500ms reached"));
+    CHECK_THAT(st["husk"]["exit"]["detail"].str(), Contains("the monitor was lost"));
+    delete_and_check(sb, id);
+}
+
+TEST_CASE("malformed wall-time flags and annotations are clear errors that leave nothing behind",
+          "[integration][monitor]") {
+    struct Case {
+        std::vector<std::string> flags;
+        std::vector<std::pair<std::string, std::string>> annotations;
+        std::string message;
+        int exit_code;
+    };
+    Case c = GENERATE(values<Case>({
+        {{"--timeout", "soon"}, {}, "--timeout: invalid duration \"soon\"", 2},
+        {{"--timeout", "0"}, {}, "--timeout: must be greater than 0", 2},
+        {{"--timeout", "-1s"}, {}, "--timeout: invalid duration \"-1s\"", 2},
+        {{"--kill-grace", "5"}, {}, "--kill-grace: invalid duration \"5\"", 2},
+        {{"--stop-signal", "NOPE"}, {}, "--stop-signal: unknown signal \"NOPE\"", 2},
+        {{}, {{"run.husk.timeout", "0"}}, "annotations[\"run.husk.timeout\"]: must be greater than 0", 1},
+        {{}, {{"run.husk.kill-grace", "fast"}}, "annotations[\"run.husk.kill-grace\"]: invalid duration \"fast\"", 1},
+        {{}, {{"run.husk.stop-signal", "SIGBOGUS"}}, "annotations[\"run.husk.stop-signal\"]: unknown signal", 1},
+    }));
+    std::string verb = GENERATE(std::string("create"), std::string("run"));
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/probe", "sleep", "100"});
+    if (!c.annotations.empty()) {
+        b.config["annotations"] = Json::object();
+        for (const auto& [key, value] : c.annotations) b.config["annotations"][key] = value;
+    }
+    std::string id = sb.id("bad");
+    Output out = verb == "create" ? sb.create(b, id, c.flags) : sb.run(b, id, c.flags);
+    INFO(verb << ": " << out.describe());
+    CHECK(out.exit_code == c.exit_code);
+    CHECK_THAT(out.err, Contains(c.message));
+    CHECK(sb.husk({"state", id}).exit_code == 1);
+    check_nothing_left(sb);
+}
+
+TEST_CASE("under a subreaper caller, a timed-out init is still reaped by the caller and state says timeout",
+          "[integration][monitor][subreaper]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/probe", "sleep", "100"});
+    b.config["annotations"] = Json::object({{"run.husk.timeout", "1s"}});
+    std::string id = sb.id("subtimeout");
+    b.write();
+    Process caller = sb.spawn_command(
+        {paths().subreaper_caller, paths().husk, sb.root(), b.dir, sb.dir() + "/" + id + ".pid", id});
+    pid_t caller_pid = caller.pid();
+    Output out = caller.wait();
+    INFO("subreaper-caller: " << out.describe());
+    REQUIRE(out.exit_code == 0);
+    Json created, result;
+    for (const std::string& line : lines(out.out)) {
+        if (line.front() != '{') continue;
+        Json json = Json::parse(line);
+        if (json.contains("created")) created = json;
+        else if (json.contains("exited") || json.contains("error")) result = json;
+    }
+    REQUIRE(result.contains("pid"));
+    CHECK(result["pid"].num() == created["created"].num());
+    CHECK(created["ppid"].num() == caller_pid);  // CLONE_PARENT: init was born the caller's child
+    // The probe exits 128 + SIGTERM on the stop signal, and the caller saw exactly that.
+    CHECK(result["exited"].boolean());
+    CHECK(result["code"].num() == 128 + SIGTERM);
+    Json st = wait_for_exit(sb, id);
+    INFO("state: " << st.dump());
+    CHECK(st["husk"]["exit"]["reason"].str() == "timeout");
+    CHECK(st["husk"]["exit"]["code"].num() == 128 + SIGTERM);
+    delete_and_check(sb, id);
+}
