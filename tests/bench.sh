@@ -1,8 +1,11 @@
 #!/bin/sh
 # Benchmark (not a test): N sequential `husk run` of /bin/true next to `runc run` of the same bundle,
 # interleaved, in one invocation. Prints the median wall time (ms) and the peak RSS (KiB, GNU time's
-# %M: the run command and the children it reaped) of each, and husk/runc ratios.
-#   tests/bench.sh [-n N] [HUSK_BINARY]      (default N=50; husk from $HUSK_BINARY or build/src/cli/husk)
+# %M: the run command and the children it reaped) of each, and husk/runc ratios. Then, in a throw-away VM
+# with a pure cgroup v2 hierarchy (tests/vm/run-in-vm.sh), the same `run` with a 64 MiB memory limit for
+# husk, Debian's runc and Debian's crun (tests/vm/bench/bench-guest.sh); -V skips the VM part.
+#   tests/bench.sh [-n N] [-V] [HUSK_BINARY] (default N=50; husk from $HUSK_BINARY or build/src/cli/husk,
+#                                            the probe for the VM from the same build dir)
 # runc runs through tests/runc-in-v2.sh (a private mount namespace with a pure cgroup v2 view), so
 # neither runtime touches the host's cgroup v1 hierarchies.
 set -eu
@@ -10,10 +13,12 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 runs=50
-while getopts n: opt; do
+vm=yes
+while getopts n:V opt; do
     case $opt in
         n) runs=$OPTARG ;;
-        *) echo "usage: $0 [-n N] [HUSK_BINARY]" >&2; exit 2 ;;
+        V) vm=no ;;
+        *) echo "usage: $0 [-n N] [-V] [HUSK_BINARY]" >&2; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -27,6 +32,7 @@ command -v runc >/dev/null 2>&1 || missing="$missing runc"
 [ -x /usr/bin/time ] || missing="$missing time"
 command -v jq >/dev/null 2>&1 || missing="$missing jq"
 [ -x /bin/busybox ] || missing="$missing busybox-static"
+[ "$vm" = no ] || command -v crun >/dev/null 2>&1 || missing="$missing crun"
 if [ -n "$missing" ]; then
     echo "bench: installing$missing" >&2
     apt-get install -y --no-install-recommends $missing >/dev/null
@@ -90,3 +96,13 @@ printf '%-6s %14s %16s\n' husk "$husk_ms" "$husk_kib"
 printf '%-6s %14s %16s\n' runc "$runc_ms" "$runc_kib"
 awk -v hm="$husk_ms" -v rm="$runc_ms" -v hk="$husk_kib" -v rk="$runc_kib" \
     'BEGIN { printf "ratio husk/runc: wall %.2f, peak RSS %.2f\n", hm / rm, hk / rk }'
+
+# The VM: TCG is much slower than the host, so fewer runs; the guest prints its own table.
+if [ "$vm" = yes ]; then
+    "$here/vm/install-deps.sh" >/dev/null
+    vm_runs=$(( runs < 20 ? runs : 20 ))
+    echo
+    HUSK_BINARY=$husk "$here/vm/run-in-vm.sh" --build "$(dirname "$(dirname "$(dirname "$husk")")")" \
+        --stage "$(command -v runc)" --stage "$(command -v crun)" --files "$here/vm/bench" \
+        -- sh bench-guest.sh "$vm_runs"
+fi

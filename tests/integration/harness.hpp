@@ -78,6 +78,9 @@ std::string join_lines(const std::vector<std::string>& items);
 unsigned long long proc_start_time(pid_t pid);            // field 22 of /proc/PID/stat, 0 if gone
 pid_t proc_parent(pid_t pid);                             // field 4 of /proc/PID/stat, -1 if gone
 bool process_alive(pid_t pid);                            // exists and is not a zombie
+// Where the cgroup v2 hierarchy is mounted: /sys/fs/cgroup/unified on this hybrid host, /sys/fs/cgroup in
+// the VM (tests/vm); "" when there is none. The first cgroup2 entry of /proc/self/mountinfo.
+std::string cgroup2_mount();
 
 // A bundle directory: rootfs/ built by the rootfs script (the probe at /probe) and config.json
 // written from `config` by write().

@@ -41,19 +41,6 @@ std::vector<pid_t> all_pids() {
     return pids;
 }
 
-// Where the cgroup v2 hierarchy is mounted (/sys/fs/cgroup/unified on a hybrid host), or "".
-std::string cgroup2_mount() {
-    for (const std::string& line : lines(read_file("/proc/self/mountinfo"))) {
-        size_t dash = line.find(" - cgroup2 ");
-        if (dash == std::string::npos) continue;
-        std::istringstream in(line);
-        std::string field;
-        for (int i = 0; i < 5 && in >> field; ++i) {}
-        return field;
-    }
-    return "";
-}
-
 // Directories under `dir` (depth-first, deepest first) whose name contains `needle`.
 void find_dirs(const std::string& dir, const std::string& needle, int depth, std::vector<std::string>& out) {
     if (depth > 6) return;
@@ -102,6 +89,18 @@ int remove_entry(const char* path, const struct stat*, int type, FTW*) {
 }
 
 }  // namespace
+
+std::string cgroup2_mount() {
+    for (const std::string& line : lines(read_file("/proc/self/mountinfo"))) {
+        size_t dash = line.find(" - cgroup2 ");
+        if (dash == std::string::npos) continue;
+        std::istringstream in(line);
+        std::string field;
+        for (int i = 0; i < 5 && in >> field; ++i) {}
+        return field;
+    }
+    return "";
+}
 
 // A process is this sandbox's when it carries the marker in its environment (husk and the container
 // processes inherit it), has its cwd or root inside the sandbox directory, or was tracked by pid.

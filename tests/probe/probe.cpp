@@ -1,7 +1,7 @@
 // probe: a small static program that runs inside test containers and prints ONE JSON object on stdout
 // describing what it sees, so integration tests can assert from inside the container.
 // Usage: probe report | exit N | sleep SECONDS | signal-self SIG | write PATH | open PATH | read PATH |
-//        mknod PATH c|b MAJ MIN | stat PATH | ignore-term sleep SECONDS | spam BYTES
+//        mknod PATH c|b MAJ MIN | stat PATH | ignore-term sleep SECONDS | spam BYTES | fork COUNT | now
 // Errors are JSON too: {"error":"...","errno":E}, exit status 1.
 #include <dirent.h>
 #include <fcntl.h>
@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -248,6 +249,29 @@ void sleep_for(const char* seconds, bool ignore_term) {
     while (nanosleep(&left, &left) != 0 && errno == EINTR) {}
 }
 
+// Forks up to `count` children that only wait, going on when a fork fails (EAGAIN at pids.max: a shell
+// would give up), then kills and reaps them and reports {"forked":N,"errno":E} (E from the failed fork).
+void fork_children(int count) {
+    static pid_t children[4096];
+    int forked = 0, err = 0;
+    pid_t self = getpid();
+    while (forked < count && forked < int(sizeof children / sizeof *children)) {
+        pid_t pid = fork();
+        if (pid < 0 && errno == EINTR) continue;
+        if (pid < 0) { err = errno; break; }
+        if (pid == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (getppid() == self) pause();
+            _exit(0);
+        }
+        children[forked++] = pid;
+    }
+    for (int i = 0; i < forked; ++i) kill(children[i], SIGKILL);
+    for (int i = 0; i < forked; ++i) waitpid(children[i], nullptr, 0);
+    Json j;
+    j.begin('{').key("forked").num(forked).key("errno").num(err).end('}').emit();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -255,6 +279,11 @@ int main(int argc, char** argv) {
     const char* arg = argc > 2 ? argv[2] : nullptr;
     if (verb == "report") {
         report();
+    } else if (verb == "now") {
+        // CLOCK_MONOTONIC in microseconds, bare: the VM benchmark times runs with it (busybox date has no %N).
+        timespec ts{};
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        std::printf("%lld\n", static_cast<long long>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000);
     } else if (verb == "exit" && arg) {
         exit_with(atoi(arg));
     } else if (verb == "sleep" && arg) {
@@ -286,6 +315,8 @@ int main(int argc, char** argv) {
         print_errno(mknod(arg, type | 0600, makedev(atoi(argv[4]), atoi(argv[5]))) == 0 ? 0 : errno);
     } else if (verb == "stat" && arg) {
         stat_path(arg);
+    } else if (verb == "fork" && arg) {
+        fork_children(atoi(arg));
     } else if (verb == "spam" && arg) {
         static char chunk[65536];
         memset(chunk, 'x', sizeof chunk);
@@ -297,7 +328,7 @@ int main(int argc, char** argv) {
         }
     } else {
         fail("usage: probe report|exit N|sleep S|signal-self SIG|write P|open P|read P|mknod P c|b MAJ MIN|"
-             "stat P|ignore-term sleep S|spam BYTES", EINVAL);
+             "stat P|ignore-term sleep S|spam BYTES|fork COUNT", EINVAL);
     }
     return 0;
 }

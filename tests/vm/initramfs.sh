@@ -1,9 +1,12 @@
 # shellcheck shell=bash
-# Builds the guest's initramfs; sourced by run-in-vm.sh (bash), which sets husk, probe, files, modules,
-# kernel_version, top and here. Guest layout (docs/vm-harness.md):
+# Builds the guest's initramfs; sourced by run-in-vm.sh (bash), which sets husk, probe, integration,
+# subreaper_caller, staged, files, modules, kernel_version, top and here. Guest layout (docs/vm-harness.md):
 #   /init, /vm/init2           the two inits (tests/vm/guest/)
 #   /vm/argv, /vm/modules      the command (shell-quoted words), the insmod list
 #   /usr/local/bin/husk, /usr/local/bin/probe, and their shared libraries at their host paths
+#   /usr/local/bin/husk-integration, /usr/local/bin/subreaper-caller   when they are built
+#   /usr/local/bin/NAME        each --stage BINARY
+#   /bundles/build-rootfs.sh   the rootfs script (the integration tests build their bundles with it)
 #   /bundles/busybox/          the example bundle: config.json, rootfs/ (with /probe) from build-rootfs.sh
 #   /files/                    the --files DIR
 # The guest's own root is a busybox rootfs as well, made by the same bundles/build-rootfs.sh.
@@ -111,8 +114,19 @@ build_initramfs() {
 
     stage_binary "$husk" /usr/local/bin/husk
     stage_binary "$probe" /usr/local/bin/probe
+    # The integration tests need the subreaper caller as well (the harness checks it exists). They
+    # are optional: a tree without them still boots, and init2 points the tests at what is there.
+    if [ -x "$integration" ]; then
+        [ -x "$subreaper_caller" ] || stage_die "$integration needs the subreaper caller: $subreaper_caller not found"
+        stage_binary "$integration" /usr/local/bin/husk-integration
+        stage_binary "$subreaper_caller" /usr/local/bin/subreaper-caller
+    fi
+
+    local binary
+    for binary in ${staged[@]+"${staged[@]}"}; do stage_binary "$binary" "/usr/local/bin/${binary##*/}"; done
 
     stage_dir /bundles/busybox
+    stage_file "$top/bundles/build-rootfs.sh" /bundles/build-rootfs.sh 0755
     "$top/bundles/build-rootfs.sh" --probe "$probe" "$stage/bundles/busybox/rootfs" >/dev/null
     stage_file "$top/bundles/busybox/config.json" /bundles/busybox/config.json 0644
 

@@ -1,26 +1,29 @@
 #!/bin/bash
 # Runs COMMAND inside a throw-away qemu VM (TCG) booted from Debian's kernel with a pure cgroup v2
 # hierarchy, and exits with COMMAND's status. See docs/vm-harness.md.
-#   tests/vm/run-in-vm.sh [--build DIR] [--timeout S] [--files DIR] [--module NAME]... [--console FILE]
-#                         -- COMMAND...
+#   tests/vm/run-in-vm.sh [--build DIR] [--timeout S] [--files DIR] [--module NAME]... [--stage BINARY]...
+#                         [--console FILE] -- COMMAND...
 # --build DIR    the meson build dir: husk and the probe come from it (or $HUSK_BINARY, $HUSK_PROBE),
-#                the cached kernel goes to DIR/tests/vm/cache (default: build/ of the source tree)
+#                and, when built, the integration tests and the subreaper caller (or $HUSK_INTEGRATION,
+#                $HUSK_SUBREAPER_CALLER); the cached kernel goes to DIR/tests/vm/cache (default: build/)
 # --timeout S    kill the VM after S seconds of wall time (default 300) and exit 124
 # --files DIR    copy DIR's contents to /files in the guest; COMMAND runs there (else in /)
 # --module NAME  insmod kernel module NAME and its dependencies before COMMAND
+# --stage BINARY copy BINARY (and its shared libraries) to /usr/local/bin/ in the guest (e.g. runc, crun)
 # --console FILE keep the kernel console log in FILE
 # Exit status: COMMAND's, or 124 (timed out) or 125 (the VM failed; the console tail is printed).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$(dirname "$here")")
-usage() { echo "usage: $0 [--build DIR] [--timeout S] [--files DIR] [--module NAME]... [--console FILE] -- COMMAND..." >&2; exit 2; }
+usage() { echo "usage: $0 [--build DIR] [--timeout S] [--files DIR] [--module NAME]... [--stage BINARY]... [--console FILE] -- COMMAND..." >&2; exit 2; }
 die() { echo "run-in-vm: $*" >&2; exit 125; }
 
 build=$top/build
 timeout=300
 files=
 modules=()
+staged=()
 console_copy=
 while [ $# -gt 0 ]; do
     case $1 in
@@ -28,6 +31,7 @@ while [ $# -gt 0 ]; do
         --timeout) [ $# -ge 2 ] || usage; timeout=$2; shift 2 ;;
         --files) if [ $# -lt 2 ] || [ -n "$files" ]; then usage; fi; files=$2; shift 2 ;;
         --module) [ $# -ge 2 ] || usage; modules+=("$2"); shift 2 ;;
+        --stage) [ $# -ge 2 ] || usage; [ -x "$2" ] || die "--stage $2: not an executable"; staged+=("$2"); shift 2 ;;
         --console) [ $# -ge 2 ] || usage; console_copy=$2; shift 2 ;;
         --) shift; break ;;
         *) usage ;;
@@ -37,6 +41,9 @@ done
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || usage
 husk=${HUSK_BINARY:-$build/src/cli/husk}
 probe=${HUSK_PROBE:-$build/tests/probe}
+# Optional: staged when built, so the guest can run `husk-integration '[vm]'`.
+integration=${HUSK_INTEGRATION:-$build/tests/integration/husk-integration}
+subreaper_caller=${HUSK_SUBREAPER_CALLER:-$build/tests/subreaper-caller}
 [ -x "$husk" ] || die "husk binary not found at $husk (build it, or pass --build / \$HUSK_BINARY)"
 [ -x "$probe" ] || die "probe not found at $probe (build it, or pass --build / \$HUSK_PROBE)"
 [ -z "$files" ] || [ -d "$files" ] || die "--files $files: not a directory"

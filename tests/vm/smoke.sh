@@ -1,8 +1,9 @@
 #!/bin/sh
 # The VM harness's smoke test; runs inside the VM (run-in-vm.sh --files tests/vm -- sh smoke.sh):
-# the hierarchy is pure cgroup v2 with the controllers husk needs, husk runs a container of the
-# busybox bundle there, and the kernel enforces a memory.max (written by hand: husk refuses resource
-# limits until issue #3 is done). Prints one "ok"/"not ok" line per check; exits 1 if any failed.
+# the hierarchy is pure cgroup v2 with the controllers husk needs, and husk runs a container of the
+# busybox bundle there, its status and output coming back through the harness. It checks the harness
+# itself, in a few seconds; what husk's limits do is the job of vm-integration (husk-integration '[vm]').
+# Prints one "ok"/"not ok" line per check; exits 1 if any failed.
 set -u
 cgroup=/sys/fs/cgroup
 failures=0
@@ -10,19 +11,11 @@ pass() { echo "ok - $*"; }
 fail() { echo "not ok - $*"; failures=$((failures + 1)); }
 
 work=$(mktemp -d /tmp/smoke.XXXXXX)
-scratch=$cgroup/smoke-oom
-cleanup() {
-    if [ -d "$scratch" ]; then
-        echo 1 > "$scratch/cgroup.kill" 2>/dev/null
-        for _ in 1 2 3 4 5 6 7 8 9 10; do rmdir "$scratch" 2>/dev/null && break; sleep 0.1; done
-    fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
+trap 'rm -rf "$work"' EXIT
 
 # 1. cgroup_no_v1=all gives every controller to the v2 hierarchy.
 controllers=$(cat "$cgroup/cgroup.controllers")
-for controller in memory pids cpu io; do
+for controller in memory pids cpu cpuset io hugetlb; do
     case " $controllers " in
         *" $controller "*) pass "cgroup v2 has the $controller controller" ;;
         *) fail "cgroup v2 has the $controller controller (cgroup.controllers: $controllers)" ;;
@@ -49,23 +42,6 @@ if grep -q 'exit 3' "$work/bundle/config.json" && grep -q '/bundles/busybox/root
 else
     fail "could not derive the test config from /bundles/busybox/config.json"
 fi
-
-# 3. memory.max on a scratch cgroup: the value lands, and a workload that allocates past it is
-# OOM-killed by the kernel (memory.events oom_kill). awk doubles a string until it is killed.
-mkdir "$scratch"
-if echo 16M > "$scratch/memory.max" && [ "$(cat "$scratch/memory.max")" = 16777216 ]; then
-    pass "memory.max takes 16M"
-else
-    fail "memory.max takes 16M (reads $(cat "$scratch/memory.max" 2>&1))"
-fi
-echo 0 > "$scratch/memory.swap.max" 2>/dev/null
-sh -c 'echo $$ > "$1/cgroup.procs" && exec awk "BEGIN { s = \"x\"; while (1) s = s s }"' sh "$scratch"
-status=$?
-oom_kills=$(awk '$1 == "oom_kill" { print $2 }' "$scratch/memory.events")
-if [ "$status" = 137 ]; then pass "a workload over memory.max dies of SIGKILL"
-else fail "a workload over memory.max dies of SIGKILL (exit status $status)"; fi
-if [ "${oom_kills:-0}" -gt 0 ]; then pass "memory.events counts the OOM kill (oom_kill $oom_kills)"
-else fail "memory.events counts the OOM kill ($(tr '\n' ' ' < "$scratch/memory.events"))"; fi
 
 [ "$failures" = 0 ] || { echo "$failures check(s) failed"; exit 1; }
 echo "all checks passed"

@@ -1,0 +1,77 @@
+// VM tests: linux.resources.cpu as the kernel applies it: cpu.max throttles (cpu.stat nr_throttled), shares,
+// burst and idle land in cpu.weight, cpu.max.burst and cpu.idle, and cpus/mems bound the workload (cpuset).
+#include <catch2/catch.hpp>
+
+#include "vm_support.hpp"
+
+using namespace husk::test;
+using namespace husk::test::vm;
+
+TEST_CASE("cpu quota and period throttle a busy loop (cpu.stat nr_throttled)", "[.vm][cpu]") {
+    require_vm();
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    b.config["linux"]["resources"]["cpu"] = Json::object({{"quota", 10000}, {"period", 100000}});
+    b.config["process"]["args"] = Json::strings({"/bin/sh", "-c", "while :; do :; done"});
+    std::string id = sb.id("quota");
+    require_ok(sb.create(b, id));
+    std::string cgroup = cgroup_dir(sb, id);
+    CHECK(read_value(cgroup + "/cpu.max") == "10000 100000");
+    require_ok(sb.husk({"start", id}));
+
+    CHECK(wait_until([&] { return keyed_value(cgroup + "/cpu.stat", "nr_throttled") >= 5; }));
+    INFO(read_file(cgroup + "/cpu.stat"));
+    CHECK(keyed_value(cgroup + "/cpu.stat", "throttled_usec") > 0);
+    // 10% of one cpu: over nr_periods periods of 100 ms it got at most ~10 ms each (plus one period's slack).
+    long long periods = keyed_value(cgroup + "/cpu.stat", "nr_periods");
+    CHECK(keyed_value(cgroup + "/cpu.stat", "usage_usec") <= (periods + 1) * 10000 + 20000);
+    kill_and_delete(sb, id);
+    check_nothing_left(sb);
+}
+
+TEST_CASE("cpu shares, burst and idle land in cpu.weight, cpu.max.burst and cpu.idle", "[.vm][cpu]") {
+    // The conversion of runc >= 1.3.2 and crun >= 1.23 (src/cgroup/limits.cpp) maps the fixed points 2 → 1,
+    // 1024 → 100 (both defaults) and 262144 → 10000; 512 → 59 on its log-quadratic curve.
+    auto [shares, weight] = GENERATE(std::pair{2ULL, "1"}, std::pair{512ULL, "59"}, std::pair{1024ULL, "100"},
+                                     std::pair{262144ULL, "10000"});
+    require_vm();
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    b.config["linux"]["resources"]["cpu"] =
+        Json::object({{"shares", shares}, {"quota", 50000}, {"period", 100000}, {"burst", 20000}, {"idle", 0}});
+    b.config["process"]["args"] = Json::strings({"/probe", "sleep", "60"});
+    std::string id = sb.id("shares");
+    require_ok(sb.create(b, id));
+    std::string cgroup = cgroup_dir(sb, id);
+    CHECK(read_value(cgroup + "/cpu.weight") == weight);
+    CHECK(read_value(cgroup + "/cpu.max") == "50000 100000");
+    CHECK(read_value(cgroup + "/cpu.max.burst") == "20000");
+    CHECK(read_value(cgroup + "/cpu.idle") == "0");
+    require_ok(sb.husk({"delete", "--force", id}));
+    check_nothing_left(sb);
+}
+
+TEST_CASE("cpuset cpus and mems land and the workload may run only there", "[.vm][cpu]") {
+    require_vm();
+    REQUIRE(read_value("/sys/fs/cgroup/cpuset.cpus.effective") == "0-1");  // run-in-vm.sh: -smp 2
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    b.config["linux"]["resources"]["cpu"] = Json::object({{"cpus", "1"}, {"mems", "0"}});
+    b.config["process"]["args"] =
+        Json::strings({"/bin/sh", "-c", "/probe read /proc/self/status; exec /probe sleep 60"});
+    std::string id = sb.id("cpuset");
+    Output created = sb.create(b, id);
+    require_ok(created);
+    std::string cgroup = cgroup_dir(sb, id);
+    CHECK(read_value(cgroup + "/cpuset.cpus") == "1");
+    CHECK(read_value(cgroup + "/cpuset.mems") == "0");
+    CHECK(read_value(cgroup + "/cpuset.cpus.effective") == "1");
+    CHECK(read_value(cgroup + "/cpuset.mems.effective") == "0");
+    require_ok(sb.husk({"start", id}));
+    REQUIRE(wait_for_output(created, "sleeping"));
+    std::string status = json_lines(created.current_out()).at(0)["content"].str();
+    CHECK_THAT(status, Catch::Matchers::Contains("Cpus_allowed_list:\t1\n"));
+    CHECK_THAT(status, Catch::Matchers::Contains("Mems_allowed_list:\t0\n"));
+    kill_and_delete(sb, id);
+    check_nothing_left(sb);
+}

@@ -1,0 +1,52 @@
+// Helpers for the VM tests: tests tagged [.vm] (hidden from the default run), which run inside the qemu
+// guest of tests/vm/run-in-vm.sh, where cgroup v2 is mounted alone at /sys/fs/cgroup with every controller.
+// They assert what the kernel reports in the container's cgroup files, not what husk wrote.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "harness.hpp"
+
+namespace husk::test::vm {
+
+// REQUIREs a pure cgroup v2 hierarchy with the memory, pids, cpu, cpuset, io and hugetlb controllers (the
+// VM); on the hybrid development host the test fails with a pointer to tests/vm/run-in-vm.sh.
+void require_vm();
+
+// The container's cgroup directory: the v2 mount followed by `state`'s husk.cgroupPath.
+std::string cgroup_dir(Sandbox& sb, const std::string& id);
+
+// A file's content without trailing whitespace ("" when it cannot be read).
+std::string read_value(const std::string& path);
+
+// The value of `key` in a flat-keyed file (memory.events, pids.events, cpu.stat, cgroup.events); -1 when
+// the file or the key is missing.
+long long keyed_value(const std::string& path, std::string_view key);
+
+// Polls `done` every 20 ms until it holds or `timeout` passes; returns its last result.
+bool wait_until(const std::function<bool()>& done, Ms timeout = Ms(10000));
+
+// True once the command's stdout (a container's, for `create`) contains `text`.
+bool wait_for_output(const Output& from, std::string_view text, Ms timeout = Ms(10000));
+
+// The JSON lines the probe printed so far.
+std::vector<Json> json_lines(const std::string& text);
+
+// Adds `cap` ("CAP_MKNOD") to the bounding, effective and permitted sets of process.capabilities.
+void add_capability(Json& config, const std::string& cap);
+
+// Drops the pid namespace, so the container's other processes are not killed along with init.
+void share_host_pid_namespace(Json& config);
+
+// Creates `name` in the bundle's rootfs (the workloads poll for such files: "/tmp/go").
+void touch_in_rootfs(const Bundle& bundle, const std::string& name);
+
+// REQUIREs exit status 0, describing the command otherwise.
+void require_ok(const Output& out);
+
+// `husk kill ID KILL`, wait for stopped, `husk delete ID`.
+void kill_and_delete(Sandbox& sb, const std::string& id);
+
+}  // namespace husk::test::vm
