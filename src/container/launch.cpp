@@ -121,7 +121,9 @@ process::SpawnOptions spawn_options(const Launch& launch, process::Parent parent
 }
 
 MonitorPlan monitor_plan(const Launch& launch) {
-    return MonitorPlan{launch.dir->path(), launch.policy, launch.record.cgroup_mount, launch.record.cgroup_path};
+    const state::Record& r = launch.record;
+    return MonitorPlan{launch.dir->path(), launch.policy, r.cgroup_mount, r.cgroup_path,
+                       read_oom_kills(r.cgroup_mount, r.cgroup_path)};
 }
 
 Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std::string& pid_file) {

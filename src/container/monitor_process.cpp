@@ -12,6 +12,8 @@
 #include "base/sys.hpp"
 #include "base/time.hpp"
 #include "cgroup/cgroup.hpp"
+#include "cgroup/hierarchy.hpp"
+#include "cgroup/stats.hpp"
 
 namespace husk::container {
 namespace {
@@ -53,10 +55,30 @@ std::optional<LockedRecord> open_for_update(const std::string& state_path, pid_t
 
 }  // namespace
 
+std::optional<std::uint64_t> read_oom_kills(const std::string& cgroup_mount, const std::string& cgroup_path) {
+    if (cgroup_path.empty()) return std::nullopt;
+    auto dir = cgroup::open_cgroup_dir(cgroup_mount, cgroup_path);
+    if (!dir) return std::nullopt;
+    auto count = cgroup::read_oom_count(dir->get(), cgroup_mount + cgroup_path);
+    return count ? *count : std::nullopt;
+}
+
 void record_exit(const MonitorPlan& plan, pid_t init, const monitor::ExitStatus& status) {
+    // Counters first, while the cgroup still exists (delete removes it only after the verdict is written).
+    CgroupFacts facts;
+    if (plan.oom_kills_before) {
+        if (auto now = read_oom_kills(plan.cgroup_mount, plan.cgroup_path); now && *now > *plan.oom_kills_before)
+            facts.oom_kills = *now - *plan.oom_kills_before;
+        if (auto dir = cgroup::open_cgroup_dir(plan.cgroup_mount, plan.cgroup_path)) {
+            if (auto max = cgroup::read_cgroup_file(dir->get(), "memory.max", plan.cgroup_mount + plan.cgroup_path)) {
+                facts.memory_max = *max;
+                while (!facts.memory_max.empty() && facts.memory_max.back() == '\n') facts.memory_max.pop_back();
+            }
+        }
+    }
     auto locked = open_for_update(plan.state_path, init);
     if (!locked) return;
-    locked->record.exit = decide_exit(status, locked->record, plan.policy);
+    locked->record.exit = decide_exit(status, locked->record, plan.policy, facts);
     (void)locked->dir.write_record(locked->record);
 }
 

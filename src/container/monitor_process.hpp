@@ -1,6 +1,8 @@
 // The per-container monitor's life after init is created: detach, wait for init, record how it ended.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "container/verdict.hpp"
@@ -16,7 +18,13 @@ struct MonitorPlan {
     StopPolicy policy;
     std::string cgroup_mount;  // empty: the container has no cgroup
     std::string cgroup_path;
+    // memory.events oom_kill when the monitor began (a reused cgroup may have history); nothing without a
+    // memory controller. The verdict counts the rise from here.
+    std::optional<std::uint64_t> oom_kills_before;
 };
+
+// memory.events oom_kill of the container's cgroup now, or nothing (no cgroup, no memory controller).
+std::optional<std::uint64_t> read_oom_kills(const std::string& cgroup_mount, const std::string& cgroup_path);
 
 // Never returns. `report` is the socket to husk create, closed once the monitor is detached.
 [[noreturn]] void run_monitor(const MonitorPlan& plan, process::Spawned init, monitor::Role role, int report);

@@ -88,7 +88,7 @@ state::StopCause timeout_cause(const StopPolicy& policy) {
 }
 
 state::ExitRecord decide_exit(const monitor::ExitStatus& status, const state::Record& record,
-                              const StopPolicy& policy) {
+                              const StopPolicy& policy, const CgroupFacts& facts) {
     state::ExitRecord exit;
     exit.finished = now_rfc3339_nano();
     exit.code = status.code;
@@ -107,6 +107,15 @@ state::ExitRecord decide_exit(const monitor::ExitStatus& status, const state::Re
     } else if (!status.known) {
         exit.reason = "unknown";
         exit.detail = "init was not our child and the kernel did not report its exit status (PIDFD_INFO_EXIT)";
+    } else if (status.signal == SIGKILL && facts.oom_kills > 0) {
+        exit.reason = "oom";
+        std::string kills = "oom_kill +" + std::to_string(facts.oom_kills);
+        // With memory.max at "max" the pressure came from an ancestor's limit or the whole machine.
+        if (!facts.memory_max.empty() && facts.memory_max != "max")
+            exit.detail = "memory.max=" + facts.memory_max + " reached (" + kills + ")";
+        else
+            exit.detail = "killed by the kernel's OOM killer (" + kills + "; memory.max=" +
+                          (facts.memory_max.empty() ? std::string("unknown") : facts.memory_max) + ")";
     } else if (status.signal != 0) {
         if (requested(record, enforced, status.signal)) {
             exit.reason = "killed";

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <csignal>
 #include <optional>
 #include <string>
@@ -35,8 +36,15 @@ bool is_stop_request(int signal);
 // The cause recorded at the deadline, before any signal: what husk is about to do.
 state::StopCause timeout_cause(const StopPolicy& policy);
 
-// The final `husk.exit`: exit facts + reason + detail. A cause recorded earlier (timeout) is kept.
+// What the container's cgroup said after init ended, read before anything is torn down.
+struct CgroupFacts {
+    std::uint64_t oom_kills = 0;  // rise of memory.events oom_kill while the monitor watched
+    std::string memory_max;       // memory.max as read then ("33554432", "max"); empty if unknown
+};
+
+// The final `husk.exit`: exit facts + reason + detail. A cause recorded earlier (timeout) is kept; `oom` needs
+// both facts: init died of SIGKILL and the kernel's OOM killer killed in the container's cgroup.
 state::ExitRecord decide_exit(const monitor::ExitStatus& status, const state::Record& record,
-                              const StopPolicy& policy);
+                              const StopPolicy& policy, const CgroupFacts& facts = {});
 
 }  // namespace husk::container

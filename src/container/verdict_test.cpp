@@ -122,3 +122,29 @@ TEST_CASE("a timeout cause recorded earlier is kept, and setup failures win", "[
     CHECK(decide_exit(failed, state::Record{}, StopPolicy{}).reason == "setup-failed");
     CHECK(decide_exit(monitor::ExitStatus{}, state::Record{}, StopPolicy{}).reason == "unknown");
 }
+
+TEST_CASE("SIGKILL with a rise of oom_kill is oom; either fact alone is not", "[container]") {
+    state::Record record;
+    CgroupFacts oom;
+    oom.oom_kills = 2;
+    oom.memory_max = "33554432";
+    auto exit = decide_exit(signaled(SIGKILL), record, StopPolicy{}, oom);
+    CHECK(exit.reason == "oom");
+    CHECK(exit.detail == "memory.max=33554432 reached (oom_kill +2)");
+    CHECK(exit.signal == SIGKILL);
+
+    oom.memory_max = "max";
+    CHECK(decide_exit(signaled(SIGKILL), record, StopPolicy{}, oom).detail ==
+          "killed by the kernel's OOM killer (oom_kill +2; memory.max=max)");
+
+    // A child was OOM-killed but init exited by itself: the exit is the workload's.
+    CHECK(decide_exit(exited(1), record, StopPolicy{}, oom).reason == "exited");
+    // SIGKILL without an OOM kill is someone's signal.
+    CHECK(decide_exit(signaled(SIGKILL), record, StopPolicy{}, CgroupFacts{}).reason == "signaled");
+    // husk kill KILL racing an OOM kill: the kernel's fact wins over the request.
+    record.kill_requests = {SIGKILL};
+    CHECK(decide_exit(signaled(SIGKILL), record, StopPolicy{}, oom).reason == "oom");
+    // A recorded timeout stays the reason.
+    record.cause = state::StopCause{"timeout", "wall-time limit 1s reached", "t"};
+    CHECK(decide_exit(signaled(SIGKILL), record, timeout_policy(milliseconds(1000)), oom).reason == "timeout");
+}

@@ -4,6 +4,8 @@
 
 #include <sys/stat.h>
 
+#include <csignal>
+
 #include "vm_support.hpp"
 
 using namespace husk::test;
@@ -74,6 +76,31 @@ TEST_CASE("a workload that allocates past memory.limit is OOM-killed and the con
     REQUIRE(st["husk"].contains("exit"));
     CHECK(st["husk"]["exit"]["signal"].num() == 9);
     CHECK(st["husk"]["exit"]["code"].num() == 137);
+    // The verdict comes from the counters the monitor read, not from 137.
+    CHECK(st["husk"]["exit"]["reason"].str() == "oom");
+    CHECK(st["husk"]["exit"]["detail"].str().starts_with("memory.max=" + std::to_string(32 * mib) + " reached (oom_kill +"));
+    require_ok(sb.husk({"delete", id}));
+    check_nothing_left(sb);
+}
+
+TEST_CASE("a container killed with SIGKILL by someone else under a memory limit is signaled, not oom",
+          "[.vm][memory]") {
+    require_vm();
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    set_memory(b, 32 * mib, 32 * mib);
+    b.config["process"]["args"] = Json::strings({"/probe", "sleep", "100"});
+    std::string id = sb.id("notoom");
+    require_ok(sb.create(b, id));
+    require_ok(sb.husk({"start", id}));
+    Json running = sb.wait_for_status(id, "running");
+    pid_t pid = static_cast<pid_t>(running["pid"].num());
+    REQUIRE(pid > 0);
+    REQUIRE(::kill(pid, SIGKILL) == 0);
+    Json st = sb.wait_for_status(id, "stopped");
+    INFO(st.dump());
+    CHECK(st["husk"]["exit"]["signal"].num() == 9);
+    CHECK(st["husk"]["exit"]["reason"].str() == "signaled");
     require_ok(sb.husk({"delete", id}));
     check_nothing_left(sb);
 }
