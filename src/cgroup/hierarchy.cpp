@@ -68,9 +68,14 @@ Result<std::string> resolve_cgroup_path(std::string_view cgroups_path, std::stri
     if (cgroups_path.empty()) return std::string(husk_subtree) + "/" + std::string(container_id);
 
     // runc's systemd driver takes "slice:prefix:name"; a cgroupfs path never looks like that by accident.
-    if (cgroups_path.find('/') == std::string_view::npos && split(cgroups_path, ':').size() == 3)
-        return fail_msg("cgroupsPath " + quoted(cgroups_path) +
-                        " uses the systemd form; husk has no systemd cgroup manager");
+    // sd_booted(3): systemd is running when /run/systemd/system exists.
+    if (cgroups_path.find('/') == std::string_view::npos && split(cgroups_path, ':').size() == 3) {
+        bool systemd = ::access("/run/systemd/system", F_OK) == 0;
+        return fail_msg("linux.cgroupsPath " + quoted(cgroups_path) + " uses the systemd form (slice:prefix:name)" +
+                        (systemd ? "" : ", but no systemd is running on this host") +
+                        "; husk manages cgroups itself (cgroupfs): give a path such as \"/mygroup/" +
+                        std::string(container_id) + "\"");
+    }
 
     std::string cleaned = TRY(clean_components(cgroups_path, cgroups_path));
     if (cgroups_path.front() == '/') {
