@@ -1,0 +1,81 @@
+// VM tests: `husk events` against a cgroup with real controllers: the stats carry the limits the kernel
+// holds and the counters it keeps, and an OOM kill shows up as an oom event before the stream ends.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <thread>
+
+#include "vm_support.hpp"
+
+using namespace husk::test;
+using namespace husk::test::vm;
+
+namespace {
+
+constexpr long long mib = 1024 * 1024;
+
+}  // namespace
+
+TEST_CASE("events --stats reports the memory and pids limits and cpu throttling the kernel keeps",
+          "[.vm][events]") {
+    require_vm();
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    b.config["linux"]["resources"]["memory"] = Json::object({{"limit", 64 * mib}, {"swap", 64 * mib}});
+    b.config["linux"]["resources"]["pids"] = Json::object({{"limit", 32}});
+    b.config["linux"]["resources"]["cpu"] = Json::object({{"quota", 10000}, {"period", 100000}});
+    b.config["process"]["args"] = Json::strings({"/bin/sh", "-c", "while :; do :; done"});
+    std::string id = sb.id("evstats");
+    require_ok(sb.create(b, id));
+    require_ok(sb.husk({"start", id}));
+    std::string cgroup = cgroup_dir(sb, id);
+    REQUIRE(wait_until([&] { return keyed_value(cgroup + "/cpu.stat", "nr_throttled") > 0; }, Ms(20000)));
+
+    Output stats = sb.husk({"events", "--stats", id});
+    require_ok(stats);
+    INFO(stats.out);
+    Json event = Json::parse(stats.out);
+    CHECK(event["type"].str() == "stats");
+    const Json& data = event["data"];
+    CHECK(data["memory"]["usage"]["limit"].num() == 64 * mib);
+    CHECK(data["memory"]["usage"]["usage"].num() > 0);
+    CHECK(data["memory"]["raw"].contains("anon"));
+    CHECK(data["pids"]["limit"].num() == 32);
+    CHECK(data["pids"]["current"].num() >= 1);
+    CHECK(data["cpu"]["throttling"]["throttledPeriods"].num() > 0);
+    CHECK(data["cpu"]["usage"]["total"].num() > 0);
+    kill_and_delete(sb, id);
+    check_nothing_left(sb);
+}
+
+TEST_CASE("events prints an oom event when the kernel OOM-kills in the container, then ends", "[.vm][events]") {
+    require_vm();
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    b.config["linux"]["resources"]["memory"] = Json::object({{"limit", 32 * mib}, {"swap", 32 * mib}});
+    // Waits for the watcher to be there, then allocates past the limit.
+    b.config["process"]["args"] = Json::strings(
+        {"/bin/sh", "-c",
+         "while [ ! -e /tmp/go ]; do sleep 0.1; done; exec awk 'BEGIN { s = \"x\"; while (1) s = s s }'"});
+    std::string id = sb.id("evoom");
+    require_ok(sb.create(b, id));
+    require_ok(sb.husk({"start", id}));
+    Process watcher = sb.spawn_husk({"events", "--interval", "200ms", id});
+    REQUIRE(wait_until([&] { return !lines(watcher.current_out()).empty(); }, Ms(20000)));
+    touch_in_rootfs(b, "/tmp/go");
+
+    Output done = watcher.wait();
+    INFO(done.describe());
+    CHECK(done.exit_code == 0);
+    int ooms = 0;
+    for (const std::string& line : lines(done.out)) {
+        Json event = Json::parse(line);
+        CHECK(event["id"].str() == id);
+        if (event["type"].str() == "oom") ++ooms;
+    }
+    CHECK(ooms >= 1);
+    Json st = sb.wait_for_status(id, "stopped");
+    CHECK(st["husk"]["exit"]["reason"].str() == "oom");
+    require_ok(sb.husk({"delete", id}));
+    check_nothing_left(sb);
+}
