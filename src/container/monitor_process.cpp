@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <csignal>
 #include <vector>
 
@@ -63,22 +64,50 @@ std::optional<std::uint64_t> read_oom_kills(const std::string& cgroup_mount, con
     return count ? *count : std::nullopt;
 }
 
-void record_exit(const MonitorPlan& plan, pid_t init, const monitor::ExitStatus& status) {
-    // Counters first, while the cgroup still exists (delete removes it only after the verdict is written).
-    CgroupFacts facts;
-    if (plan.oom_kills_before) {
-        if (auto now = read_oom_kills(plan.cgroup_mount, plan.cgroup_path); now && *now > *plan.oom_kills_before)
-            facts.oom_kills = *now - *plan.oom_kills_before;
-        if (auto dir = cgroup::open_cgroup_dir(plan.cgroup_mount, plan.cgroup_path)) {
-            if (auto max = cgroup::read_cgroup_file(dir->get(), "memory.max", plan.cgroup_mount + plan.cgroup_path)) {
-                facts.memory_max = *max;
-                while (!facts.memory_max.empty() && facts.memory_max.back() == '\n') facts.memory_max.pop_back();
-            }
-        }
+namespace {
+
+// A counter of the cgroup open at dir_fd: the value of `key` in a flat-keyed file, or the file's single number.
+std::optional<std::uint64_t> read_counter(int dir_fd, const char* file, const char* key, const std::string& where) {
+    auto text = cgroup::read_cgroup_file(dir_fd, file, where);
+    if (!text) return std::nullopt;
+    if (key != nullptr) {
+        long long value = cgroup::flat_keyed_value(*text, key);
+        return value < 0 ? std::nullopt : std::optional<std::uint64_t>(value);
     }
+    char* end = nullptr;
+    unsigned long long value = std::strtoull(text->c_str(), &end, 10);
+    return end == text->c_str() ? std::nullopt : std::optional<std::uint64_t>(value);
+}
+
+// The counters the verdict and husk.usage need, read while the cgroup still exists (delete removes it only
+// after the verdict is written).
+void read_final_counters(const MonitorPlan& plan, CgroupFacts& facts, state::Usage& usage) {
+    if (plan.cgroup_path.empty()) return;
+    auto dir = cgroup::open_cgroup_dir(plan.cgroup_mount, plan.cgroup_path);
+    if (!dir) return;
+    std::string where = plan.cgroup_mount + plan.cgroup_path;
+    usage.cpu_usec = read_counter(dir->get(), "cpu.stat", "usage_usec", where);
+    usage.memory_peak_bytes = read_counter(dir->get(), "memory.peak", nullptr, where);
+    usage.pids_peak = read_counter(dir->get(), "pids.peak", nullptr, where);
+    if (!plan.oom_kills_before) return;
+    auto now = cgroup::read_oom_count(dir->get(), where);
+    if (now && *now && **now > *plan.oom_kills_before) facts.oom_kills = **now - *plan.oom_kills_before;
+    if (auto max = cgroup::read_cgroup_file(dir->get(), "memory.max", where)) {
+        facts.memory_max = *max;
+        while (!facts.memory_max.empty() && facts.memory_max.back() == '\n') facts.memory_max.pop_back();
+    }
+}
+
+}  // namespace
+
+void record_exit(const MonitorPlan& plan, pid_t init, const monitor::ExitStatus& status) {
+    CgroupFacts facts;
+    state::Usage usage;
+    read_final_counters(plan, facts, usage);
     auto locked = open_for_update(plan.state_path, init);
     if (!locked) return;
     locked->record.exit = decide_exit(status, locked->record, plan.policy, facts);
+    locked->record.exit->usage = usage;
     (void)locked->dir.write_record(locked->record);
 }
 

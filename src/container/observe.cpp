@@ -60,6 +60,7 @@ std::string oci_state_json(const state::Record& record, std::string_view status,
         w.key("reason").string(record.exit->reason);
         w.key("detail").string(record.exit->detail);
         w.end_object();
+        state::write_usage(w, record.exit->usage);
     } else if (status == "stopped" && !record.started.empty() &&
                !state::open_live_pidfd(record.monitor_pid, record.monitor_start_time, record.boot_id)) {
         // Init is gone and nobody recorded how: the monitor was lost (killed, or the machine rebooted). A cause

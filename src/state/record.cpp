@@ -39,6 +39,15 @@ std::uint64_t get_unsigned(yajl_val object, const char* name) {
 
 }  // namespace
 
+void write_usage(JsonWriter& w, const Usage& usage) {
+    if (!usage.cpu_usec && !usage.memory_peak_bytes && !usage.pids_peak) return;
+    w.key("usage").begin_object();
+    if (usage.cpu_usec) w.key("cpuUsec").unsigned_integer(*usage.cpu_usec);
+    if (usage.memory_peak_bytes) w.key("memoryPeakBytes").unsigned_integer(*usage.memory_peak_bytes);
+    if (usage.pids_peak) w.key("pidsPeak").unsigned_integer(*usage.pids_peak);
+    w.end_object();
+}
+
 std::string encode_record(const Record& r) {
     JsonWriter w;
     w.begin_object();
@@ -77,6 +86,7 @@ std::string encode_record(const Record& r) {
         w.key("reason").string(r.exit->reason);
         w.key("detail").string(r.exit->detail);
         w.key("finished").string(r.exit->finished);
+        write_usage(w, r.exit->usage);
         w.end_object();
     }
     w.end_object();
@@ -129,6 +139,15 @@ Result<Record> decode_record(std::string_view json) {
         e.reason = get_string(exit, "reason");
         e.detail = get_string(exit, "detail");
         e.finished = get_string(exit, "finished");
+        if (yajl_val usage = member(exit, "usage"); YAJL_IS_OBJECT(usage)) {
+            auto counter = [&](const char* key) -> std::optional<std::uint64_t> {
+                if (!YAJL_IS_NUMBER(member(usage, key))) return std::nullopt;
+                return get_unsigned(usage, key);
+            };
+            e.usage.cpu_usec = counter("cpuUsec");
+            e.usage.memory_peak_bytes = counter("memoryPeakBytes");
+            e.usage.pids_peak = counter("pidsPeak");
+        }
         r.exit = e;
     }
     return r;

@@ -10,9 +10,18 @@
 #include <string>
 #include <vector>
 
+#include "base/json_writer.hpp"
 #include "husk/error.hpp"
 
 namespace husk::state {
+
+// What the container's cgroup counted over its life, read by the monitor before teardown; each counter is
+// absent when its file is (no cgroup, controller not enabled, older kernel).
+struct Usage {
+    std::optional<std::uint64_t> cpu_usec;           // cpu.stat usage_usec (cgroup core, every process)
+    std::optional<std::uint64_t> memory_peak_bytes;  // memory.peak
+    std::optional<std::uint64_t> pids_peak;          // pids.peak
+};
 
 // The final facts the monitor records when init has gone (issue #4 extends this).
 struct ExitRecord {
@@ -21,6 +30,7 @@ struct ExitRecord {
     std::string reason;  // DESIGN.md section 2 vocabulary
     std::string detail;
     std::string finished;  // RFC 3339
+    Usage usage;
 };
 
 // A stop husk decided on itself (the wall-time limit), recorded durably before the first signal is sent, so
@@ -54,6 +64,8 @@ struct Record {
 };
 
 std::string encode_record(const Record& record);
+// `"usage": {...}` with the counters that are there (nothing when none is); state.json and `husk state`.
+void write_usage(JsonWriter& w, const Usage& usage);
 Result<Record> decode_record(std::string_view json);
 
 }  // namespace husk::state

@@ -16,7 +16,7 @@ TEST_CASE("a record survives encoding and decoding unchanged", "[state]") {
     r.boot_id = "boot";
     r.cgroup_mount = "/sys/fs/cgroup/unified";
     r.cgroup_path = "/husk/c1";
-    r.exit = ExitRecord{137, 9, "killed", "husk kill", "2026-11-22T13:00:01Z"};
+    r.exit = ExitRecord{137, 9, "killed", "husk kill", "2026-11-22T13:00:01Z", Usage{}};
     Record back = decode_record(encode_record(r)).value();
     CHECK(back.id == r.id);
     CHECK(back.annotations == r.annotations);
@@ -28,6 +28,23 @@ TEST_CASE("a record survives encoding and decoding unchanged", "[state]") {
     CHECK(back.exit->reason == "killed");
     CHECK_FALSE(back.cause);
     CHECK(back.kill_requests.empty());
+    CHECK_FALSE(back.exit->usage.cpu_usec);
+    CHECK_FALSE(back.exit->usage.memory_peak_bytes);
+}
+
+TEST_CASE("a record keeps the usage counters that were read, and only those", "[state]") {
+    Record r;
+    r.id = "c3";
+    r.exit = ExitRecord{0, 0, "exited", "exit code 0", "2026-11-22T13:00:01Z", Usage{}};
+    r.exit->usage.cpu_usec = 18446744073709551000ull;
+    r.exit->usage.pids_peak = 3;
+    std::string json = encode_record(r);
+    CHECK(json.find("memoryPeakBytes") == std::string::npos);
+    Record back = decode_record(json).value();
+    REQUIRE(back.exit);
+    CHECK(back.exit->usage.cpu_usec == 18446744073709551000ull);
+    CHECK(back.exit->usage.pids_peak == 3u);
+    CHECK_FALSE(back.exit->usage.memory_peak_bytes);
 }
 
 TEST_CASE("a record keeps a recorded stop cause and the signals husk kill sent", "[state]") {

@@ -98,6 +98,9 @@ TEST_CASE("husk run --timeout 2s ends sleep 100 promptly and state says timeout"
     CHECK(exit["code"].num() == 128 + SIGKILL);
     CHECK(exit["detail"].str() == "wall-time limit 2s reached; sent SIGTERM, killed after the 5s grace");
     CHECK(st["annotations"]["run.husk.timeout"].str() == "2s");
+    // cpu.stat is a cgroup core file, there even on this hybrid host; memory.peak and pids.peak are not.
+    CHECK(st["husk"]["usage"].contains("cpuUsec"));
+    CHECK_FALSE(st["husk"]["usage"].contains("memoryPeakBytes"));
     delete_and_check(sb, id);
 }
 

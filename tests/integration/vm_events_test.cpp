@@ -79,3 +79,31 @@ TEST_CASE("events prints an oom event when the kernel OOM-kills in the container
     require_ok(sb.husk({"delete", id}));
     check_nothing_left(sb);
 }
+
+TEST_CASE("the final state carries husk.usage: cpu time, memory peak and pids peak of the whole cgroup",
+          "[.vm][usage]") {
+    require_vm();
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    b.config["linux"]["resources"]["memory"] = Json::object({{"limit", 64 * mib}, {"swap", 64 * mib}});
+    // Three processes at once (sh, the backgrounded sleep, the awk) and some CPU time in a child.
+    b.config["process"]["args"] = Json::strings(
+        {"/bin/sh", "-c",
+         "sleep 1 & awk 'BEGIN { s = \"x\"; for (i = 0; i < 22; i++) s = s s; for (i = 0; i < 200000; i++) n++ }'; "
+         "wait"});
+    Json st = [&] {
+        std::string id = sb.id("usage");
+        Output out = sb.run(b, id, {"--keep"});
+        require_ok(out);
+        Json state = sb.state(id);
+        require_ok(sb.husk({"delete", id}));
+        return state;
+    }();
+    INFO(st.dump());
+    REQUIRE(st["husk"].contains("usage"));
+    const Json& usage = st["husk"]["usage"];
+    CHECK(usage["cpuUsec"].num() > 0);
+    CHECK(usage["memoryPeakBytes"].num() >= 4 * mib);  // the awk string alone is 4 MiB
+    CHECK(usage["pidsPeak"].num() >= 3);
+    check_nothing_left(sb);
+}
