@@ -102,6 +102,19 @@ Result<std::string> container_state_json(const Runtime& runtime, const std::stri
     std::optional<state::Record> record;
     if (auto r = dir.read_record()) record = std::move(*r);
     Observed observed = container::observe(dir, record);
+    // Init is gone but its verdict is not written yet: the live monitor is reading the counters and writes it
+    // next, then exits. Wait for that (briefly), so `stopped` comes with husk.exit instead of without it.
+    if (observed.status == Status::stopped && record && !record->exit && !record->started.empty()) {
+        if (auto monitor = state::open_live_pidfd(record->monitor_pid, record->monitor_start_time, record->boot_id)) {
+            pollfd exited{monitor->get(), POLLIN, 0};
+            if (::poll(&exited, 1, 2000) == 1) {
+                if (auto again = dir.read_record()) {
+                    record = std::move(*again);
+                    observed = container::observe(dir, record);
+                }
+            }
+        }
+    }
     if (!record) {
         state::Record empty;
         empty.id = id;
