@@ -4,24 +4,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <sstream>
 
 #include "cgroup/hierarchy.hpp"
 #include "husk/unique_fd.hpp"
 
 namespace husk::cgroup {
 namespace {
-
-std::vector<std::string> words(const std::string& text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string word; in >> word;) out.push_back(word);
-    return out;
-}
-
-bool contains(const std::vector<std::string>& list, const std::string& item) {
-    return std::find(list.begin(), list.end(), item) != list.end();
-}
 
 // "." (the root), "a", "a/b", ... for path "/a/b/leaf": every cgroup whose subtree_control reaches the leaf.
 std::vector<std::string> ancestors(const std::string& path) {
@@ -56,20 +44,21 @@ Result<void> enable_controllers(int root_fd, const std::string& mount, const std
         int fd = ::openat(root_fd, relative.c_str(), O_DIRECTORY | O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) return fail_sys(errno, "open", where);
         UniqueFd dir(fd);
-        std::vector<std::string> available = words(TRY(read_cgroup_file(dir.get(), "cgroup.controllers", where)));
-        std::vector<std::string> enabled = words(TRY(read_cgroup_file(dir.get(), "cgroup.subtree_control", where)));
+        auto available = split_words(TRY(read_cgroup_file(dir.get(), "cgroup.controllers", where)));
+        auto enabled = split_words(TRY(read_cgroup_file(dir.get(), "cgroup.subtree_control", where)));
 
         std::vector<std::string> missing;
         for (const std::string& name : required) {
-            if (contains(enabled, name)) continue;
-            if (!contains(available, name))
+            if (list_contains(enabled, name)) continue;
+            if (!list_contains(available, name))
                 return fail_msg("cannot enable the " + name + " controller in " + where +
                                 "/cgroup.subtree_control: it is not listed in " + where + "/cgroup.controllers");
             missing.push_back(name);
         }
         if (!missing.empty()) TRY(enable_required(dir.get(), where, missing));
         for (const std::string& name : best_effort) {
-            if (contains(enabled, name) || contains(missing, name) || !contains(available, name)) continue;
+            if (list_contains(enabled, name) || list_contains(missing, name) || !list_contains(available, name))
+                continue;
             (void)write_cgroup_file(dir.get(), "cgroup.subtree_control", "+" + name, where);
         }
     }

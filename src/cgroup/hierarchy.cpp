@@ -157,6 +157,22 @@ bool file_exists(int dir_fd, std::string_view name) {
     return ::faccessat(dir_fd, std::string(name).c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
+std::vector<std::string> split_words(std::string_view text) {
+    std::vector<std::string> out;
+    for (std::size_t at = 0; at < text.size();) {
+        std::size_t start = text.find_first_not_of(" \t\n", at);
+        if (start == std::string_view::npos) break;
+        std::size_t end = std::min(text.find_first_of(" \t\n", start), text.size());
+        out.emplace_back(text.substr(start, end - start));
+        at = end;
+    }
+    return out;
+}
+
+bool list_contains(const std::vector<std::string>& list, std::string_view item) {
+    return std::find(list.begin(), list.end(), item) != list.end();
+}
+
 long long flat_keyed_value(std::string_view text, std::string_view key) {
     for (std::string_view line : split(text, '\n')) {
         if (line.size() > key.size() && line.starts_with(key) && line[key.size()] == ' ') {

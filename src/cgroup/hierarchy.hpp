@@ -39,6 +39,10 @@ Result<void> write_cgroup_file(int dir_fd, const char* name, std::string_view co
 // Whether the cgroup open at dir_fd has an interface file `name`.
 bool file_exists(int dir_fd, std::string_view name);
 
+// The whitespace-separated words of an interface file ("cpu memory pids\n" of cgroup.controllers).
+std::vector<std::string> split_words(std::string_view text);
+bool list_contains(const std::vector<std::string>& list, std::string_view item);
+
 // The value of `key` in a flat-keyed file such as cgroup.events ("populated 1\nfrozen 0\n"); -1 if absent.
 long long flat_keyed_value(std::string_view text, std::string_view key);
 

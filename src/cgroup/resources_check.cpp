@@ -5,22 +5,12 @@
 #include <sstream>
 
 #include "base/fs.hpp"
+#include "cgroup/hierarchy.hpp"
 
 namespace husk::cgroup {
 namespace {
 
 constexpr const char* prefix = "linux.resources.";
-
-bool contains(const std::vector<std::string>& list, const std::string& item) {
-    return std::find(list.begin(), list.end(), item) != list.end();
-}
-
-std::vector<std::string> words(const std::string& text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string word; in >> word;) out.push_back(word);
-    return out;
-}
 
 // Collects requests in the order config-linux.md lists the fields.
 class Requests {
@@ -93,7 +83,7 @@ std::vector<std::string> read_v1_bound() {
     if (!text) return bound;  // the file is optional; without it we cannot tell, and say less
     std::istringstream in(*text);
     for (std::string line; std::getline(in, line);) {
-        std::vector<std::string> f = words(line);
+        std::vector<std::string> f = split_words(line);
         if (f.size() < 4 || f[0].starts_with('#') || f[1] == "0" || f[3] != "1") continue;
         if (f[0] == "blkio") bound.push_back("io");  // the v1 name of io
         else bound.push_back(f[0]);
@@ -121,7 +111,7 @@ Result<ControllerFacts> read_controller_facts(const std::string& mount) {
     ControllerFacts facts;
     facts.mount = mount;
     facts.consulted = mount + "/cgroup.controllers";
-    facts.available = words(TRY(read_file(facts.consulted)));
+    facts.available = split_words(TRY(read_file(facts.consulted)));
     facts.bound_to_v1 = read_v1_bound();
     return facts;
 }
@@ -130,8 +120,8 @@ Result<void> check_resource_requests(const std::vector<ResourceRequest>& request
     for (const ResourceRequest& r : requests) {
         if (r.v1_only)
             return fail_msg(r.field + ": net_cls and net_prio are cgroup v1 controllers; husk does not write cgroup v1");
-        if (r.controller.empty() || contains(facts.available, r.controller)) continue;
-        bool v1 = contains(facts.bound_to_v1, r.controller);
+        if (r.controller.empty() || list_contains(facts.available, r.controller)) continue;
+        bool v1 = list_contains(facts.bound_to_v1, r.controller);
         std::string why = v1 ? "host is hybrid: " + r.controller + " is bound to cgroup v1" : "not listed in " + facts.consulted;
         return fail_msg(r.field + ": the " + r.controller + " controller is not available in the cgroup v2 " +
                         "hierarchy at " + facts.mount + " (" + why + ")" + (v1 ? "; husk does not write cgroup v1" : ""));

@@ -65,42 +65,29 @@ Result<std::optional<std::string>> read_optional(int dir_fd, const char* name, c
     return std::optional<std::string>(std::move(*text));
 }
 
-Result<std::optional<std::uint64_t>> read_value(int dir_fd, const char* name, const std::string& where) {
-    auto text = TRY(read_optional(dir_fd, name, where));
-    if (!text) return std::optional<std::uint64_t>();
-    return std::optional<std::uint64_t>(TRY(parse_single_value(*text, where + "/" + name)));
-}
-
-Result<std::optional<std::vector<std::pair<std::string, std::uint64_t>>>> read_keyed(int dir_fd, const char* name,
-                                                                                      const std::string& where) {
-    using Pairs = std::vector<std::pair<std::string, std::uint64_t>>;
-    auto text = TRY(read_optional(dir_fd, name, where));
-    if (!text) return std::optional<Pairs>();
-    return std::optional<Pairs>(TRY(parse_flat_keyed(*text, where + "/" + name)));
-}
-
 Result<void> read_memory(int dir_fd, const std::string& where, MemoryStats& out) {
-    auto stat = TRY(read_keyed(dir_fd, "memory.stat", where));
+    auto stat = TRY(read_keyed_counters(dir_fd, "memory.stat", where));
     if (!stat) return {};  // no memory controller: runc leaves everything at zero
     out.raw = std::move(*stat);
     out.cache = value_of(out.raw, "file");
-    out.usage.usage = TRY(read_value(dir_fd, "memory.current", where)).value_or(0);
-    out.usage.limit = TRY(read_value(dir_fd, "memory.max", where)).value_or(0);
-    out.usage.max = TRY(read_value(dir_fd, "memory.peak", where)).value_or(0);  // kernel >= 5.19
-    if (auto events = TRY(read_keyed(dir_fd, "memory.events", where))) out.usage.failcnt = value_of(*events, "max");
+    out.usage.usage = TRY(read_single_counter(dir_fd, "memory.current", where)).value_or(0);
+    out.usage.limit = TRY(read_single_counter(dir_fd, "memory.max", where)).value_or(0);
+    out.usage.max = TRY(read_single_counter(dir_fd, "memory.peak", where)).value_or(0);  // kernel >= 5.19
+    if (auto events = TRY(read_keyed_counters(dir_fd, "memory.events", where)))
+        out.usage.failcnt = value_of(*events, "max");
     // Without swap accounting these files are missing and swap stays zero, as in runc.
-    auto swap_usage = TRY(read_value(dir_fd, "memory.swap.current", where));
+    auto swap_usage = TRY(read_single_counter(dir_fd, "memory.swap.current", where));
     if (!swap_usage) return {};
-    auto swap_limit = TRY(read_value(dir_fd, "memory.swap.max", where)).value_or(0);
+    auto swap_limit = TRY(read_single_counter(dir_fd, "memory.swap.max", where)).value_or(0);
     out.swap.usage = saturating_add(*swap_usage, out.usage.usage);
     out.swap.limit = swap_limit == unlimited ? unlimited : saturating_add(swap_limit, out.usage.limit);
     return {};
 }
 
 Result<void> read_pids(int dir_fd, const std::string& where, PidsStats& out) {
-    if (auto current = TRY(read_value(dir_fd, "pids.current", where))) {
+    if (auto current = TRY(read_single_counter(dir_fd, "pids.current", where))) {
         out.current = *current;
-        std::uint64_t limit = TRY(read_value(dir_fd, "pids.max", where)).value_or(unlimited);
+        std::uint64_t limit = TRY(read_single_counter(dir_fd, "pids.max", where)).value_or(unlimited);
         out.limit = limit == unlimited ? 0 : limit;
         return {};
     }
@@ -138,8 +125,8 @@ Result<void> read_hugetlb(int dir_fd, const std::string& where, std::vector<Huge
         HugetlbStats h;
         h.page_size = size;
         std::string current = "hugetlb." + size + ".current", events = "hugetlb." + size + ".events";
-        h.usage = TRY(read_value(dir_fd, current.c_str(), where)).value_or(0);
-        if (auto e = TRY(read_keyed(dir_fd, events.c_str(), where))) h.failcnt = value_of(*e, "max");
+        h.usage = TRY(read_single_counter(dir_fd, current.c_str(), where)).value_or(0);
+        if (auto e = TRY(read_keyed_counters(dir_fd, events.c_str(), where))) h.failcnt = value_of(*e, "max");
         out.push_back(std::move(h));
     }
     return {};
@@ -224,6 +211,21 @@ void write_stats(JsonWriter& w, const Stats& s) {
 
 }  // namespace
 
+Result<std::optional<std::uint64_t>> read_single_counter(int dir_fd, const char* name, const std::string& where) {
+    auto text = TRY(read_optional(dir_fd, name, where));
+    if (!text) return std::optional<std::uint64_t>();
+    return std::optional<std::uint64_t>(TRY(parse_single_value(*text, where + "/" + name)));
+}
+
+Result<std::optional<std::vector<std::pair<std::string, std::uint64_t>>>> read_keyed_counters(
+    int dir_fd, const char* name, const std::string& where) {
+    using Pairs = std::vector<std::pair<std::string, std::uint64_t>>;
+    auto text = TRY(read_optional(dir_fd, name, where));
+    if (!text) return std::optional<Pairs>();
+    return std::optional<Pairs>(TRY(parse_flat_keyed(*text, where + "/" + name)));
+}
+
+
 Result<std::vector<std::pair<std::string, std::uint64_t>>> parse_flat_keyed(std::string_view text,
                                                                             const std::string& where) {
     std::vector<std::pair<std::string, std::uint64_t>> out;
@@ -300,7 +302,7 @@ Result<Stats> read_stats(int dir_fd, const std::string& where) {
 }
 
 Result<std::optional<std::uint64_t>> read_oom_count(int dir_fd, const std::string& where) {
-    auto events = TRY(read_keyed(dir_fd, "memory.events", where));
+    auto events = TRY(read_keyed_counters(dir_fd, "memory.events", where));
     if (!events) return std::optional<std::uint64_t>();
     for (const char* key : {"oom_kill", "oom"})
         for (const auto& [k, v] : *events)

@@ -74,6 +74,12 @@ Result<CpuStats> parse_cpu_stat(std::string_view text, const std::string& where)
 // io.stat lines "8:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=0 dios=0" → runc's two blkio tables.
 Result<BlkioStats> parse_io_stat(std::string_view text, const std::string& where);
 
+// One file of the cgroup open at dir_fd, parsed as above; nothing when the file does not exist (its
+// controller is not enabled there). A file that exists but does not parse is an error.
+Result<std::optional<std::uint64_t>> read_single_counter(int dir_fd, const char* name, const std::string& where);
+Result<std::optional<std::vector<std::pair<std::string, std::uint64_t>>>> read_keyed_counters(
+    int dir_fd, const char* name, const std::string& where);
+
 // Reads the counters of the cgroup open at dir_fd (`where` = mount + path, for errors). Files that do not
 // exist are skipped; a file that exists but cannot be parsed is an error.
 Result<Stats> read_stats(int dir_fd, const std::string& where);

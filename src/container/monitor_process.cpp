@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <csignal>
 #include <vector>
 
@@ -54,31 +53,6 @@ std::optional<LockedRecord> open_for_update(const std::string& state_path, pid_t
     return LockedRecord{std::move(*dir), std::move(*record)};
 }
 
-}  // namespace
-
-std::optional<std::uint64_t> read_oom_kills(const std::string& cgroup_mount, const std::string& cgroup_path) {
-    if (cgroup_path.empty()) return std::nullopt;
-    auto dir = cgroup::open_cgroup_dir(cgroup_mount, cgroup_path);
-    if (!dir) return std::nullopt;
-    auto count = cgroup::read_oom_count(dir->get(), cgroup_mount + cgroup_path);
-    return count ? *count : std::nullopt;
-}
-
-namespace {
-
-// A counter of the cgroup open at dir_fd: the value of `key` in a flat-keyed file, or the file's single number.
-std::optional<std::uint64_t> read_counter(int dir_fd, const char* file, const char* key, const std::string& where) {
-    auto text = cgroup::read_cgroup_file(dir_fd, file, where);
-    if (!text) return std::nullopt;
-    if (key != nullptr) {
-        long long value = cgroup::flat_keyed_value(*text, key);
-        return value < 0 ? std::nullopt : std::optional<std::uint64_t>(value);
-    }
-    char* end = nullptr;
-    unsigned long long value = std::strtoull(text->c_str(), &end, 10);
-    return end == text->c_str() ? std::nullopt : std::optional<std::uint64_t>(value);
-}
-
 // The counters the verdict and husk.usage need, read while the cgroup still exists (delete removes it only
 // after the verdict is written).
 void read_final_counters(const MonitorPlan& plan, CgroupFacts& facts, state::Usage& usage) {
@@ -86,9 +60,13 @@ void read_final_counters(const MonitorPlan& plan, CgroupFacts& facts, state::Usa
     auto dir = cgroup::open_cgroup_dir(plan.cgroup_mount, plan.cgroup_path);
     if (!dir) return;
     std::string where = plan.cgroup_mount + plan.cgroup_path;
-    usage.cpu_usec = read_counter(dir->get(), "cpu.stat", "usage_usec", where);
-    usage.memory_peak_bytes = read_counter(dir->get(), "memory.peak", nullptr, where);
-    usage.pids_peak = read_counter(dir->get(), "pids.peak", nullptr, where);
+    // A counter that cannot be read is left out of husk.usage; it never changes the verdict.
+    if (auto cpu = cgroup::read_keyed_counters(dir->get(), "cpu.stat", where); cpu && *cpu) {
+        for (const auto& [key, value] : **cpu)
+            if (key == "usage_usec") usage.cpu_usec = value;
+    }
+    usage.memory_peak_bytes = cgroup::read_single_counter(dir->get(), "memory.peak", where).value_or(std::nullopt);
+    usage.pids_peak = cgroup::read_single_counter(dir->get(), "pids.peak", where).value_or(std::nullopt);
     if (!plan.oom_kills_before) return;
     auto now = cgroup::read_oom_count(dir->get(), where);
     if (now && *now && **now > *plan.oom_kills_before) facts.oom_kills = **now - *plan.oom_kills_before;
@@ -99,6 +77,14 @@ void read_final_counters(const MonitorPlan& plan, CgroupFacts& facts, state::Usa
 }
 
 }  // namespace
+
+std::optional<std::uint64_t> read_oom_kills(const std::string& cgroup_mount, const std::string& cgroup_path) {
+    if (cgroup_path.empty()) return std::nullopt;
+    auto dir = cgroup::open_cgroup_dir(cgroup_mount, cgroup_path);
+    if (!dir) return std::nullopt;
+    auto count = cgroup::read_oom_count(dir->get(), cgroup_mount + cgroup_path);
+    return count ? *count : std::nullopt;
+}
 
 void record_exit(const MonitorPlan& plan, pid_t init, const monitor::ExitStatus& status) {
     CgroupFacts facts;

@@ -161,11 +161,9 @@ Result<void> check_hooks(const Hooks& hooks) {
 
 }  // namespace
 
-// DESIGN.md section 4: annotations under run.husk. configure husk's own limits. One husk does not understand is
-// an error, never ignored: a limit the user believes in must not silently be absent. The wall-time limit
-// (timeout, kill-grace, stop-signal) is enforced by the monitor. Every run.husk.* annotation must parse; the
-// ones whose enforcement this build does not have yet are refused (fail closed) rather than accepted and
-// ignored.
+// DESIGN.md section 4: run.husk.* annotations configure husk's own limits. Every one must parse, and one this
+// build does not enforce yet is refused rather than accepted and ignored: a limit the user believes in must not
+// silently be absent. The wall-time limit (timeout, kill-grace, stop-signal) is enforced by the monitor.
 static Result<void> check_husk_annotations(const std::map<std::string, std::string>& annotations) {
     TRY(parse_husk_annotations(annotations));
     for (const char* pending : {"run.husk.output-limit", "run.husk.cpu-limit"}) {
