@@ -14,6 +14,8 @@ constexpr LimitFlag limit_flags[] = {
     {"timeout", "run.husk.timeout"},
     {"kill-grace", "run.husk.kill-grace"},
     {"stop-signal", "run.husk.stop-signal"},
+    {"output-limit", "run.husk.output-limit"},
+    {"cpu-limit", "run.husk.cpu-limit"},
 };
 
 // Checked by the annotation parser itself, so a flag accepts exactly what the annotation does; the message
@@ -48,7 +50,13 @@ po::options_description create_options_description() {
         ("kill-grace", po::value<std::string>(), "time between the stop signal and the kill (default 5s; 0 = kill at "
                                                  "once) (run.husk.kill-grace)")
         ("stop-signal", po::value<std::string>(), "first signal at the deadline (default SIGTERM) "
-                                                  "(run.husk.stop-signal)");
+                                                  "(run.husk.stop-signal)")
+        ("output-limit", po::value<std::string>(), "cap on stdout+stderr bytes together (4096, 64KiB, 10MB; > 0): "
+                                                   "husk pumps the output, delivers exactly up to the cap, then kills "
+                                                   "the container; reason \"output-limit\" (run.husk.output-limit)")
+        ("cpu-limit", po::value<std::string>(), "CPU-time budget of the whole cgroup counted from start (1.5s, 2m; "
+                                                "> 0): then the container is killed; reason \"cpu-limit\" "
+                                                "(run.husk.cpu-limit)");
     options.add(limits);
     return options;
 }

@@ -45,7 +45,7 @@ struct MonitorReport {
     if (!spawned) ::_exit(1);
     container::run_monitor(container::monitor_plan(launch), std::move(*spawned),
                            parent == process::Parent::spawner ? monitor::Role::parent : monitor::Role::watcher,
-                           report);
+                           report, std::move(launch.output));
 }
 
 }  // namespace

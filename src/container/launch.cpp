@@ -12,6 +12,7 @@
 #include "base/fs.hpp"
 #include "hooks/hooks.hpp"
 #include "base/time.hpp"
+#include "cgroup/stats.hpp"
 #include "container/observe.hpp"
 #include "spec/annotations.hpp"
 #include "spec/validate.hpp"
@@ -47,6 +48,20 @@ Result<void> write_pid_file(const std::string& path, pid_t pid) {
     auto written = write_file_atomic(dirfd.get(), absolute.substr(slash + 1), std::to_string(pid), 0644);
     if (!written) return fail(written.error().context("pid file"));
     return {};
+}
+
+// run.husk.cpu-limit counts cpu.stat usage_usec of the container's cgroup: without one, or without the
+// counter, the budget could not be enforced (fail closed).
+Result<void> check_cpu_budget(const cgroup::Cgroup* cgroup) {
+    const char* what = "annotations[\"run.husk.cpu-limit\"]: ";
+    if (cgroup == nullptr)
+        return fail_msg(std::string(what) + "needs the container's cgroup (cpu.stat), and --cgroup-manager is disabled");
+    auto counters = cgroup::read_keyed_counters(cgroup->dir_fd(), "cpu.stat", cgroup->mount() + cgroup->path());
+    if (!counters) return fail(counters.error().context(what));
+    if (*counters)
+        for (const auto& [key, value] : **counters)
+            if (key == "usage_usec") return {};
+    return fail_msg(std::string(what) + "cpu.stat of " + cgroup->mount() + cgroup->path() + " has no usage_usec");
 }
 
 cgroup::Manager manager_of(CgroupManager manager) {
@@ -89,6 +104,8 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     // O_RDWR never blocks on a fifo and keeps a reader alive, so `start` can write without waiting.
     launch.exec_fifo = TRY(open_fd_at(launch.dir->fd(), state::StateDir::exec_fifo, O_RDWR));
     if (!cgroup_plan.disabled()) launch.cgroup.emplace(TRY(cgroup::create_cgroup(cgroup_plan)));
+    if (launch.policy.cpu_limit) TRY(check_cpu_budget(launch.cgroup ? &*launch.cgroup : nullptr));
+    launch.output = TRY(open_output_plumbing(launch.policy));
 
     state::Record& r = launch.record;
     r.id = options.id;
@@ -111,6 +128,10 @@ process::SpawnOptions spawn_options(const Launch& launch, process::Parent parent
     options.parent = parent;
     options.console_socket = launch.console_socket.get();
     options.exec_fifo = launch.exec_fifo.get();
+    if (launch.output) {
+        options.stdout_pipe = launch.output->pipes.stdout_write.get();
+        options.stderr_pipe = launch.output->pipes.stderr_write.get();
+    }
     options.oom_score_adj = launch.bundle.spec.process->oom_score_adj;
     options.hooks = &launch.bundle.spec.hooks;
     options.close_in_child = {launch.dir->lock_fd(), launch.dir->fd()};
@@ -123,7 +144,7 @@ process::SpawnOptions spawn_options(const Launch& launch, process::Parent parent
 MonitorPlan monitor_plan(const Launch& launch) {
     const state::Record& r = launch.record;
     return MonitorPlan{launch.dir->path(), launch.policy, r.cgroup_mount, r.cgroup_path,
-                       read_oom_kills(r.cgroup_mount, r.cgroup_path)};
+                       read_oom_kills(r.cgroup_mount, r.cgroup_path), read_pids_max_hits(r.cgroup_mount, r.cgroup_path)};
 }
 
 Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std::string& pid_file) {

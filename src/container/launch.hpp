@@ -26,6 +26,7 @@ struct Launch {
     UniqueFd console_socket;  // connected --console-socket
     state::Record record;
     StopPolicy policy;        // run.husk.timeout & co., enforced by the monitor
+    std::optional<OutputPlumbing> output;  // run.husk.output-limit: the pump's pipes and the stdio to pump into
 
     Launch() = default;
     Launch(const Launch&) = delete;

@@ -55,16 +55,27 @@ std::optional<LockedRecord> open_for_update(const std::string& state_path, pid_t
 
 // The counters the verdict and husk.usage need, read while the cgroup still exists (delete removes it only
 // after the verdict is written).
-void read_final_counters(const MonitorPlan& plan, CgroupFacts& facts, state::Usage& usage) {
+// A key of a flat keyed cgroup file ("max" of pids.events), nothing when the file or key is not there.
+std::optional<std::uint64_t> keyed_counter(int dir_fd, const char* file, std::string_view key, const std::string& where) {
+    auto counters = cgroup::read_keyed_counters(dir_fd, file, where);
+    if (!counters || !*counters) return std::nullopt;
+    for (const auto& [name, value] : **counters)
+        if (name == key) return value;
+    return std::nullopt;
+}
+
+void read_final_counters(const MonitorPlan& plan, CgroupFacts& facts, state::Usage& usage,
+                         std::vector<state::Factor>& factors) {
     if (plan.cgroup_path.empty()) return;
     auto dir = cgroup::open_cgroup_dir(plan.cgroup_mount, plan.cgroup_path);
     if (!dir) return;
     std::string where = plan.cgroup_mount + plan.cgroup_path;
     // A counter that cannot be read is left out of husk.usage; it never changes the verdict.
-    if (auto cpu = cgroup::read_keyed_counters(dir->get(), "cpu.stat", where); cpu && *cpu) {
-        for (const auto& [key, value] : **cpu)
-            if (key == "usage_usec") usage.cpu_usec = value;
-    }
+    usage.cpu_usec = keyed_counter(dir->get(), "cpu.stat", "usage_usec", where);
+    // pids.events max: forks refused because pids.max was reached (cgroup-v2.rst), counted from the start.
+    if (auto hits = keyed_counter(dir->get(), "pids.events", "max", where); hits && plan.pids_max_before &&
+                                                                           *hits > *plan.pids_max_before)
+        factors.push_back(state::Factor{"pids-limit", *hits - *plan.pids_max_before});
     usage.memory_peak_bytes = cgroup::read_single_counter(dir->get(), "memory.peak", where).value_or(std::nullopt);
     usage.pids_peak = cgroup::read_single_counter(dir->get(), "pids.peak", where).value_or(std::nullopt);
     if (!plan.oom_kills_before) return;
@@ -86,47 +97,122 @@ std::optional<std::uint64_t> read_oom_kills(const std::string& cgroup_mount, con
     return count ? *count : std::nullopt;
 }
 
+std::optional<std::uint64_t> read_pids_max_hits(const std::string& cgroup_mount, const std::string& cgroup_path) {
+    if (cgroup_path.empty()) return std::nullopt;
+    auto dir = cgroup::open_cgroup_dir(cgroup_mount, cgroup_path);
+    if (!dir) return std::nullopt;
+    return keyed_counter(dir->get(), "pids.events", "max", cgroup_mount + cgroup_path);
+}
+
 void record_exit(const MonitorPlan& plan, pid_t init, const monitor::ExitStatus& status) {
     CgroupFacts facts;
     state::Usage usage;
-    read_final_counters(plan, facts, usage);
+    std::vector<state::Factor> factors;
+    read_final_counters(plan, facts, usage, factors);
+    usage.stdout_bytes = status.stdout_bytes;
+    usage.stderr_bytes = status.stderr_bytes;
     auto locked = open_for_update(plan.state_path, init);
     if (!locked) return;
     locked->record.exit = decide_exit(status, locked->record, plan.policy, facts);
     locked->record.exit->usage = usage;
+    locked->record.exit->factors = std::move(factors);
     (void)locked->dir.write_record(locked->record);
 }
 
-std::optional<monitor::WallTime> wall_time(const MonitorPlan& plan, pid_t init, int pidfd) {
-    if (!plan.policy.timeout) return std::nullopt;
-    monitor::WallTime w;
-    w.limit = *plan.policy.timeout;
-    w.grace = plan.policy.grace;
-    w.stop_signal = plan.policy.stop_signal;
-    // Durable before the first signal (write_record fsyncs and renames), so the verdict survives the monitor.
-    w.record_cause = [plan, init] {
-        auto locked = open_for_update(plan.state_path, init);
-        if (!locked || locked->record.cause) return;
-        locked->record.cause = timeout_cause(plan.policy);
-        (void)locked->dir.write_record(locked->record);
-    };
-    w.kill_all = [plan, pidfd] {
-        // cgroup.kill takes every process, also those that left init's tree; without a cgroup, SIGKILL to init
-        // (in its own pid namespace that ends every process in it; pid_namespaces(7)).
-        if (!plan.cgroup_path.empty() && cgroup::kill_all(plan.cgroup_mount, plan.cgroup_path, SIGKILL)) return;
-        sys::pidfd_send_signal(pidfd, SIGKILL);
-    };
-    return w;
+namespace {
+
+// Durable before the first signal (write_record fsyncs and renames), so the verdict survives the monitor. A
+// cause recorded first (a timeout, then output past the cap while dying) stays.
+void record_cause(const MonitorPlan& plan, pid_t init, const state::StopCause& cause) {
+    auto locked = open_for_update(plan.state_path, init);
+    if (!locked || locked->record.cause) return;
+    locked->record.cause = cause;
+    (void)locked->dir.write_record(locked->record);
 }
 
-[[noreturn]] void run_monitor(const MonitorPlan& plan, process::Spawned init, monitor::Role role, int report) {
+// cgroup.kill takes every process, also those that left init's tree; without a cgroup, SIGKILL to init (in its
+// own pid namespace that ends every process in it; pid_namespaces(7)).
+void kill_container(const MonitorPlan& plan, int pidfd) {
+    if (!plan.cgroup_path.empty() && cgroup::kill_all(plan.cgroup_mount, plan.cgroup_path, SIGKILL)) return;
+    sys::pidfd_send_signal(pidfd, SIGKILL);
+}
+
+std::optional<std::uint64_t> read_cpu_usage(const MonitorPlan& plan) {
+    auto dir = cgroup::open_cgroup_dir(plan.cgroup_mount, plan.cgroup_path);
+    if (!dir) return std::nullopt;
+    auto cpu = cgroup::read_keyed_counters(dir->get(), "cpu.stat", plan.cgroup_mount + plan.cgroup_path);
+    if (!cpu || !*cpu) return std::nullopt;
+    for (const auto& [key, value] : **cpu)
+        if (key == "usage_usec") return value;
+    return std::nullopt;
+}
+
+}  // namespace
+
+Result<std::optional<OutputPlumbing>> open_output_plumbing(const StopPolicy& policy) {
+    if (!policy.output_limit) return std::optional<OutputPlumbing>{};
+    OutputPlumbing plumbing{TRY(monitor::open_pump_pipes()), {}, {}};
+    // Our own descriptions of the stdio we were given: the monitor's fds 0-2 go to /dev/null when it detaches.
+    plumbing.stdout_out.reset(::fcntl(1, F_DUPFD_CLOEXEC, 3));
+    if (!plumbing.stdout_out) return fail_sys(errno, "run.husk.output-limit: duplicate stdout");
+    plumbing.stderr_out.reset(::fcntl(2, F_DUPFD_CLOEXEC, 3));
+    if (!plumbing.stderr_out) return fail_sys(errno, "run.husk.output-limit: duplicate stderr");
+    return std::optional<OutputPlumbing>(std::move(plumbing));
+}
+
+void add_limits(const MonitorPlan& plan, pid_t init, int pidfd, std::optional<OutputPlumbing> output,
+                monitor::WaitOptions& options) {
+    const StopPolicy& policy = plan.policy;
+    if (policy.timeout) {
+        monitor::WallTime w;
+        w.limit = *policy.timeout;
+        w.grace = policy.grace;
+        w.stop_signal = policy.stop_signal;
+        w.record_cause = [plan, init] { record_cause(plan, init, timeout_cause(plan.policy)); };
+        w.kill_all = [plan, pidfd] { kill_container(plan, pidfd); };
+        options.wall_time = std::move(w);
+    }
+    if (policy.cpu_limit) {
+        monitor::CpuBudget budget;
+        budget.limit = *policy.cpu_limit;
+        // Online CPUs bound the container's parallelism from above: the timer may fire early, never late.
+        budget.cpus = static_cast<unsigned>(std::max(::sysconf(_SC_NPROCESSORS_ONLN), 1L));
+        budget.read_usage = [plan] { return read_cpu_usage(plan); };
+        budget.on_exhausted = [plan, init, pidfd](std::chrono::microseconds used) {
+            record_cause(plan, init, cpu_limit_cause(plan.policy, used));
+            kill_container(plan, pidfd);
+        };
+        options.cpu_budget = std::move(budget);
+    }
+    if (output) {
+        output->pipes.stdout_write.reset();  // init has its own copies: EOF comes when the container is done
+        output->pipes.stderr_write.reset();
+        options.pump.emplace(std::move(output->pipes.stdout_read), std::move(output->stdout_out),
+                             std::move(output->pipes.stderr_read), std::move(output->stderr_out),
+                             policy.output_limit.value_or(0), [plan, init, pidfd] {
+                                 record_cause(plan, init, output_limit_cause(plan.policy));
+                                 kill_container(plan, pidfd);
+                             });
+    }
+}
+
+[[noreturn]] void run_monitor(const MonitorPlan& plan, process::Spawned init, monitor::Role role, int report,
+                              std::optional<OutputPlumbing> output) {
     ::close(report);
-    detach({init.pidfd.get(), init.sync.get()});
+    std::vector<int> keep = {init.pidfd.get(), init.sync.get()};
+    if (output) {
+        output->pipes.stdout_write.reset();
+        output->pipes.stderr_write.reset();
+        for (const UniqueFd* fd : {&output->pipes.stdout_read, &output->pipes.stderr_read, &output->stdout_out,
+                                   &output->stderr_out})
+            keep.push_back(fd->get());
+    }
+    detach(std::move(keep));
     monitor::WaitOptions options;
     options.role = role;
     options.sync = init.sync.get();
     options.pid = init.pid;
-    options.wall_time = wall_time(plan, init.pid, init.pidfd.get());
+    add_limits(plan, init.pid, init.pidfd.get(), std::move(output), options);
     if (auto stat = read_proc_stat(init.pid)) options.start_time = stat->start_time;
     auto status = monitor::wait_for_exit(init.pidfd.get(), options);
     record_exit(plan, init.pid, status ? *status : monitor::ExitStatus{});

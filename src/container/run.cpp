@@ -33,6 +33,7 @@ Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& optio
         }
         launch->commit();
         container::MonitorPlan plan = container::monitor_plan(*launch);
+        std::optional<container::OutputPlumbing> output = std::move(launch->output);
         launch.reset();  // releases the create lock so start can take it
 
         // Signals a terminal or a supervisor sends to `husk run` go to the container, as with runc.
@@ -44,12 +45,13 @@ Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& optio
         for (int sig : {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT})
             sigaddset(&forward, sig);
         wait.forward = forward;
-        wait.wall_time = container::wall_time(plan, spawned.pid, spawned.pidfd.get());
+        container::add_limits(plan, spawned.pid, spawned.pidfd.get(), std::move(output), wait);
 
         auto started = start_container(runtime, options.create.id);
         if (!started) {
             container::kill_init(spawned.pid);
-            (void)monitor::wait_for_exit(spawned.pidfd.get(), monitor::WaitOptions{});
+            monitor::WaitOptions reap;
+            (void)monitor::wait_for_exit(spawned.pidfd.get(), reap);
             (void)delete_container(runtime, options.create.id, true);
             return std::unexpected(started.error());
         }

@@ -44,6 +44,8 @@ StopPolicy stop_policy(const spec::HuskAnnotations& annotations) {
     policy.timeout = annotations.timeout;
     if (annotations.kill_grace) policy.grace = *annotations.kill_grace;
     if (annotations.stop_signal) policy.stop_signal = *annotations.stop_signal;
+    policy.output_limit = annotations.output_limit;
+    policy.cpu_limit = annotations.cpu_limit;
     return policy;
 }
 
@@ -83,6 +85,35 @@ state::StopCause timeout_cause(const StopPolicy& policy) {
                                                   ? "; killing at once (kill-grace 0)"
                                                   : "; sending " + signal_label(policy.stop_signal) +
                                                         ", killing after a " + format_duration(policy.grace) + " grace");
+    cause.at = now_rfc3339_nano();
+    return cause;
+}
+
+std::string format_bytes(std::uint64_t bytes) {
+    std::string exact = std::to_string(bytes) + " bytes";
+    for (auto [unit, size] : {std::pair{"GiB", 1ull << 30}, std::pair{"MiB", 1ull << 20}, std::pair{"KiB", 1ull << 10}}) {
+        if (bytes >= size && bytes % size == 0) return std::to_string(bytes / size) + unit + " (" + exact + ")";
+    }
+    return exact;
+}
+
+state::StopCause output_limit_cause(const StopPolicy& policy) {
+    state::StopCause cause;
+    cause.reason = "output-limit";
+    cause.detail = "stdout+stderr went past the output limit " + format_bytes(policy.output_limit.value_or(0)) +
+                   "; delivered up to the limit, killing the container";
+    cause.at = now_rfc3339_nano();
+    return cause;
+}
+
+state::StopCause cpu_limit_cause(const StopPolicy& policy, std::chrono::microseconds used) {
+    auto ms = [](std::chrono::microseconds us) {
+        return format_duration(std::chrono::duration_cast<std::chrono::milliseconds>(us));
+    };
+    state::StopCause cause;
+    cause.reason = "cpu-limit";
+    cause.detail = "CPU budget " + ms(policy.cpu_limit.value_or(std::chrono::microseconds(0))) + " used up (cpu.stat usage_usec +" +
+                   std::to_string(used.count()) + " since exec); killing the container";
     cause.at = now_rfc3339_nano();
     return cause;
 }

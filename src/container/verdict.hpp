@@ -15,11 +15,14 @@
 
 namespace husk::container {
 
-// run.husk.timeout, run.husk.kill-grace, run.husk.stop-signal with their defaults (DESIGN.md §4).
+// run.husk.timeout, run.husk.kill-grace, run.husk.stop-signal, run.husk.output-limit, run.husk.cpu-limit
+// with their defaults (DESIGN.md §4).
 struct StopPolicy {
     std::optional<std::chrono::milliseconds> timeout;
     std::chrono::milliseconds grace{5000};
     int stop_signal = SIGTERM;
+    std::optional<std::uint64_t> output_limit;           // bytes of stdout+stderr together
+    std::optional<std::chrono::microseconds> cpu_limit;  // CPU time of the whole cgroup
 };
 
 StopPolicy stop_policy(const spec::HuskAnnotations& annotations);
@@ -35,6 +38,12 @@ bool is_stop_request(int signal);
 
 // The cause recorded at the deadline, before any signal: what husk is about to do.
 state::StopCause timeout_cause(const StopPolicy& policy);
+// The container wrote past the output cap: output cut at the cap, the container is being killed.
+state::StopCause output_limit_cause(const StopPolicy& policy);
+// The container's cgroup used its CPU budget (`used` as read from cpu.stat): it is being killed.
+state::StopCause cpu_limit_cause(const StopPolicy& policy, std::chrono::microseconds used);
+// "64KiB (65536 bytes)", "1000 bytes".
+std::string format_bytes(std::uint64_t bytes);
 
 // What the container's cgroup said after init ended, read before anything is torn down.
 struct CgroupFacts {

@@ -123,6 +123,23 @@ private:
     Phase phase_ = Phase::idle;
 };
 
+// The pump writes into pipes whose reader may go away: an EPIPE to handle, not a reason for the monitor to
+// die. Restored afterwards (`husk run` runs poststop hooks later, which must not inherit SIG_IGN).
+class IgnoredSigpipe {
+public:
+    IgnoredSigpipe() {
+        struct sigaction ignore{};
+        ignore.sa_handler = SIG_IGN;
+        ::sigaction(SIGPIPE, &ignore, &previous_);
+    }
+    ~IgnoredSigpipe() { ::sigaction(SIGPIPE, &previous_, nullptr); }
+    IgnoredSigpipe(const IgnoredSigpipe&) = delete;
+    IgnoredSigpipe& operator=(const IgnoredSigpipe&) = delete;
+
+private:
+    struct sigaction previous_{};
+};
+
 }  // namespace
 
 ExitStatus decode_wait_status(int status) {
@@ -137,7 +154,7 @@ ExitStatus decode_wait_status(int status) {
     return out;
 }
 
-Result<ExitStatus> wait_for_exit(int pidfd, const WaitOptions& options) {
+Result<ExitStatus> wait_for_exit(int pidfd, WaitOptions& options) {
     UniqueFd epoll(::epoll_create1(EPOLL_CLOEXEC));
     if (!epoll) return fail_sys(errno, "epoll_create1");
     auto watch = [&](int fd) -> Result<void> {
@@ -158,18 +175,30 @@ Result<ExitStatus> wait_for_exit(int pidfd, const WaitOptions& options) {
         if (!signals) return fail_sys(errno, "signalfd");
         TRY(watch(signals.get()));
     }
+    std::optional<IgnoredSigpipe> sigpipe;
+    if (options.pump) {
+        TRY(options.pump->open());
+        TRY(watch(options.pump->fd()));
+        sigpipe.emplace();
+    }
     WallTimer timer(options.wall_time ? &*options.wall_time : nullptr, pidfd);
     if (options.wall_time) {
         TRY(timer.open());
         TRY(watch(timer.fd()));
         if (sync < 0) TRY(timer.start());  // nothing tells us when exec happens: count from now
     }
+    CpuBudgetTimer cpu(options.cpu_budget ? &*options.cpu_budget : nullptr);
+    if (options.cpu_budget) {
+        TRY(cpu.open());
+        TRY(watch(cpu.fd()));
+        if (sync < 0) TRY(cpu.start());
+    }
 
     std::string exec_error;
     Enforced enforced;
     for (;;) {
-        epoll_event events[4];
-        int n = ::epoll_wait(epoll.get(), events, 4, -1);
+        epoll_event events[8];
+        int n = ::epoll_wait(epoll.get(), events, 8, -1);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return fail_sys(errno, "epoll_wait");
         bool exited = false;
@@ -179,8 +208,11 @@ Result<ExitStatus> wait_for_exit(int pidfd, const WaitOptions& options) {
             if (fd == sync) {
                 auto message = process::receive_message(sync);
                 if (message && message->type == process::SyncType::exec_failed) exec_error = message->error.message();
-                // EOF: the close-on-exec socket closed in init's execve. The workload runs; the clock starts.
-                else if (!message && !exited && options.wall_time) TRY(timer.start());
+                // EOF: the close-on-exec socket closed in init's execve. The workload runs; the clocks start.
+                else if (!message && !exited) {
+                    if (options.wall_time) TRY(timer.start());
+                    if (options.cpu_budget) TRY(cpu.start());
+                }
                 ::epoll_ctl(epoll.get(), EPOLL_CTL_DEL, sync, nullptr);  // one report at most; EOF after exec
                 sync = -1;
             } else if (fd == signals.get()) {
@@ -190,6 +222,10 @@ Result<ExitStatus> wait_for_exit(int pidfd, const WaitOptions& options) {
                     if (sys::pidfd_send_signal(pidfd, signal) == 0 && signal >= 1 && signal <= 64)
                         enforced.forwarded |= std::uint64_t{1} << (signal - 1);
                 }
+            } else if (options.pump && fd == options.pump->fd()) {
+                options.pump->on_ready();
+            } else if (options.cpu_budget && fd == cpu.fd() && !exited) {
+                if (cpu.expired()) enforced.cpu_exhausted = true;
             } else if (options.wall_time && fd == timer.fd() && !exited) {
                 // Init exiting in the same wakeup beat the deadline: it is not a timeout.
                 timer.expired(enforced);
@@ -204,6 +240,13 @@ Result<ExitStatus> wait_for_exit(int pidfd, const WaitOptions& options) {
         ExitStatus status = read_exit(pidfd, options);
         status.exec_error = exec_error;
         status.enforced = enforced;
+        if (options.pump) {
+            // The tail below the cap is never lost. With a pid namespace every writer died with init and EOF
+            // comes at once; a process that outlived init and keeps the pipe open idle gets a second.
+            options.pump->drain(std::chrono::seconds(1));
+            status.stdout_bytes = options.pump->stdout_bytes();
+            status.stderr_bytes = options.pump->stderr_bytes();
+        }
         return status;
     }
 }

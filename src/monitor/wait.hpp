@@ -11,6 +11,8 @@
 #include <string>
 
 #include "husk/error.hpp"
+#include "monitor/cpu_budget.hpp"
+#include "monitor/output_pump.hpp"
 
 namespace husk::monitor {
 
@@ -19,6 +21,7 @@ struct Enforced {
     bool timed_out = false;         // the wall-time deadline passed (the cause was recorded first)
     bool stop_signal_sent = false;  // ... and the stop signal went to init
     bool killed = false;            // ... and the whole container was killed (grace over, or grace 0)
+    bool cpu_exhausted = false;     // the CPU budget ran out (the cause was recorded, the container killed)
     std::uint64_t forwarded = 0;    // bit (n - 1): signal n was forwarded to init (`husk run` in the foreground)
 };
 
@@ -28,6 +31,8 @@ struct ExitStatus {
     int signal = 0;      // the terminating signal, 0 for a normal exit
     std::string exec_error;  // init failed after `start` (exec or startContainer hook), from the sync socket
     Enforced enforced;
+    // Bytes the output pump delivered (only when there is one: run.husk.output-limit).
+    std::optional<std::uint64_t> stdout_bytes, stderr_bytes;
 };
 
 // The wall-time limit (DESIGN.md §4, run.husk.timeout). It counts from the moment init execs the workload:
@@ -54,10 +59,15 @@ struct WaitOptions {
     // Signals to forward to init while waiting (`husk run` in the foreground); empty = none.
     std::optional<sigset_t> forward;
     std::optional<WallTime> wall_time;
+    std::optional<CpuBudget> cpu_budget;
+    // The output pump, when output is capped: pumped while waiting, drained to EOF after init has ended
+    // (reap → drain → the caller reads the counters and writes the verdict; DESIGN.md §3).
+    std::optional<OutputPump> pump;
 };
 
 // Blocks (epoll on pidfd, sync socket, signalfd, timerfd) until init has exited.
-Result<ExitStatus> wait_for_exit(int pidfd, const WaitOptions& options);
+// The wall-time and CPU clocks start when init execs (the sync socket's EOF), or at once without a socket.
+Result<ExitStatus> wait_for_exit(int pidfd, WaitOptions& options);
 
 ExitStatus decode_wait_status(int status);
 

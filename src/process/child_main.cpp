@@ -154,7 +154,10 @@ Result<void> wait_for_start(int fifo) noexcept {
     // 13. The executable must exist now: a missing binary fails `create`, as with runc.
     auto executable = find_executable(exec);
     if (!executable) die(sync, executable.error());
-    // 14. Nothing but 0-2 and --preserve-fds may reach the workload.
+    // 14. With an output cap, stdout and stderr become the pump's pipes (setup and createContainer hooks kept
+    //     the original ones). Then nothing but 0-2 and --preserve-fds may reach the workload.
+    if (fds.stdout_pipe >= 0) step(sync, "output pump", check(::dup2(fds.stdout_pipe, 1) == 1 ? 0 : -1, "dup2", "stdout"));
+    if (fds.stderr_pipe >= 0) step(sync, "output pump", check(::dup2(fds.stderr_pipe, 2) == 2 ? 0 : -1, "dup2", "stderr"));
     step(sync, "fds", seal_fds(exec));
     // 15. Created: wait until `husk start` writes to the exec fifo.
     step(sync, "sync", send_message(sync, SyncType::created));

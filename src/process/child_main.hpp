@@ -11,6 +11,8 @@ struct ChildFds {
     int sync = -1;       // our end of the sync socketpair
     int exec_fifo = -1;  // <state>/exec.fifo opened O_RDWR: blocks in read() until `husk start` writes
     const std::vector<int>* close_first = nullptr;  // the parent's fds that must not live on in init
+    int stdout_pipe = -1;  // the output pump's pipes (run.husk.output-limit): become fds 1 and 2 before exec
+    int stderr_pipe = -1;
 };
 
 [[noreturn]] void child_main(const ContainerPlan& plan, ChildFds fds, ChildBuffers& buffers) noexcept;

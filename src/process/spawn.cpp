@@ -103,7 +103,8 @@ Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, con
         args.cgroup = static_cast<std::uint64_t>(options.cgroup_fd);
     }
     long pid = sys::clone3(&args);
-    if (pid == 0) child_main(plan, ChildFds{child_end.get(), options.exec_fifo, &options.close_in_child}, buffers);
+    if (pid == 0) child_main(plan, ChildFds{child_end.get(), options.exec_fifo, &options.close_in_child,
+                                                            options.stdout_pipe, options.stderr_pipe}, buffers);
     int clone_errno = errno;
     auto restored = for_children.restore();
     if (pid < 0) return fail_sys(clone_errno, "clone3", "container init");

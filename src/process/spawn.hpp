@@ -23,6 +23,8 @@ struct SpawnOptions {
     Parent parent = Parent::spawner;
     int console_socket = -1;   // where the pty master goes (--console-socket), when process.terminal
     int exec_fifo = -1;        // O_RDWR fd of <state>/exec.fifo, inherited by init
+    int stdout_pipe = -1;      // the output pump's write ends, init's fds 1 and 2 from exec on (-1: inherit)
+    int stderr_pipe = -1;
     std::optional<int> oom_score_adj;
     // Fds of ours the child must close before anything else: the state dir's flock would otherwise stay held
     // by init until it execs, and `start` would wait for it forever.

@@ -244,8 +244,8 @@ TEST_CASE("validate_container_id rejects empty, dot, slash, control and over-lon
     CHECK(id_error(std::string(1025, 'a')) == "invalid container id: 1025 characters long (at most 1024)");
 }
 
-TEST_CASE("validate accepts the wall-time annotations, refuses the run.husk ones it does not implement yet, "
-          "and ignores all others", "[spec]") {
+TEST_CASE("validate accepts husk's limit annotations, refuses an output cap it could not enforce (terminal), "
+          "and ignores all other annotations", "[spec]") {
     Spec spec = valid_spec();
     spec.annotations = {{"io.container.manager", "libpod"}, {"org.opencontainers.image.stopSignal", "15"}};
     CHECK(husk::spec::validate(spec));
@@ -259,10 +259,12 @@ TEST_CASE("validate accepts the wall-time annotations, refuses the run.husk ones
     spec.annotations["run.husk.stop-signal"] = "SIGINT";
     CHECK(husk::spec::validate(spec));
     spec.annotations["run.husk.output-limit"] = "1MiB";
-    CHECK(error_of(spec) == "annotations[\"run.husk.output-limit\"]: not supported by this husk build yet (fail closed)");
-    spec.annotations.erase("run.husk.output-limit");
     spec.annotations["run.husk.cpu-limit"] = "1s";
-    CHECK(error_of(spec) == "annotations[\"run.husk.cpu-limit\"]: not supported by this husk build yet (fail closed)");
+    CHECK(husk::spec::validate(spec));
+    spec.process->terminal = true;
+    CHECK(error_of(spec).starts_with("annotations[\"run.husk.output-limit\"]: cannot be enforced with process.terminal"));
+    spec.process->terminal = false;
+    spec.annotations.erase("run.husk.output-limit");
     spec.annotations.erase("run.husk.cpu-limit");
     spec.annotations["run.husk.timeout"] = "soon";
     CHECK(error_of(spec).starts_with("annotations[\"run.husk.timeout\"]: invalid duration \"soon\""));

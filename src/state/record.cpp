@@ -40,12 +40,27 @@ std::uint64_t get_unsigned(yajl_val object, const char* name) {
 }  // namespace
 
 void write_usage(JsonWriter& w, const Usage& usage) {
-    if (!usage.cpu_usec && !usage.memory_peak_bytes && !usage.pids_peak) return;
+    if (!usage.cpu_usec && !usage.memory_peak_bytes && !usage.pids_peak && !usage.stdout_bytes && !usage.stderr_bytes)
+        return;
     w.key("usage").begin_object();
     if (usage.cpu_usec) w.key("cpuUsec").unsigned_integer(*usage.cpu_usec);
     if (usage.memory_peak_bytes) w.key("memoryPeakBytes").unsigned_integer(*usage.memory_peak_bytes);
     if (usage.pids_peak) w.key("pidsPeak").unsigned_integer(*usage.pids_peak);
+    if (usage.stdout_bytes) w.key("stdoutBytes").unsigned_integer(*usage.stdout_bytes);
+    if (usage.stderr_bytes) w.key("stderrBytes").unsigned_integer(*usage.stderr_bytes);
     w.end_object();
+}
+
+void write_factors(JsonWriter& w, const std::vector<Factor>& factors) {
+    if (factors.empty()) return;
+    w.key("factors").begin_array();
+    for (const Factor& f : factors) {
+        w.begin_object();
+        w.key("kind").string(f.kind);
+        w.key("count").unsigned_integer(f.count);
+        w.end_object();
+    }
+    w.end_array();
 }
 
 std::string encode_record(const Record& r) {
@@ -87,6 +102,7 @@ std::string encode_record(const Record& r) {
         w.key("detail").string(r.exit->detail);
         w.key("finished").string(r.exit->finished);
         write_usage(w, r.exit->usage);
+        write_factors(w, r.exit->factors);
         w.end_object();
     }
     w.end_object();
@@ -147,6 +163,14 @@ Result<Record> decode_record(std::string_view json) {
             e.usage.cpu_usec = counter("cpuUsec");
             e.usage.memory_peak_bytes = counter("memoryPeakBytes");
             e.usage.pids_peak = counter("pidsPeak");
+            e.usage.stdout_bytes = counter("stdoutBytes");
+            e.usage.stderr_bytes = counter("stderrBytes");
+        }
+        if (yajl_val factors = member(exit, "factors"); YAJL_IS_ARRAY(factors)) {
+            for (size_t i = 0; i < factors->u.array.len; ++i) {
+                yajl_val f = factors->u.array.values[i];
+                if (YAJL_IS_OBJECT(f)) e.factors.push_back(Factor{get_string(f, "kind"), get_unsigned(f, "count")});
+            }
         }
         r.exit = e;
     }

@@ -21,6 +21,14 @@ struct Usage {
     std::optional<std::uint64_t> cpu_usec;           // cpu.stat usage_usec (cgroup core, every process)
     std::optional<std::uint64_t> memory_peak_bytes;  // memory.peak
     std::optional<std::uint64_t> pids_peak;          // pids.peak
+    std::optional<std::uint64_t> stdout_bytes;       // delivered by the output pump (only with an output cap)
+    std::optional<std::uint64_t> stderr_bytes;
+};
+
+// Something that limited the container without stopping it, e.g. {"pids-limit", 3}: forks refused at pids.max.
+struct Factor {
+    std::string kind;
+    std::uint64_t count = 0;
 };
 
 // The final facts the monitor records when init has gone (issue #4 extends this).
@@ -31,12 +39,13 @@ struct ExitRecord {
     std::string detail;
     std::string finished;  // RFC 3339
     Usage usage;
+    std::vector<Factor> factors;
 };
 
 // A stop husk decided on itself (the wall-time limit), recorded durably before the first signal is sent, so
 // the verdict survives a workload that exits politely and a monitor that dies right after (DESIGN.md §2).
 struct StopCause {
-    std::string reason;  // "timeout"
+    std::string reason;  // "timeout", "output-limit", "cpu-limit"
     std::string detail;
     std::string at;      // RFC 3339
 };
@@ -66,6 +75,8 @@ struct Record {
 std::string encode_record(const Record& record);
 // `"usage": {...}` with the counters that are there (nothing when none is); state.json and `husk state`.
 void write_usage(JsonWriter& w, const Usage& usage);
+// `"factors": [{"kind": ..., "count": ...}]`, nothing when there are none.
+void write_factors(JsonWriter& w, const std::vector<Factor>& factors);
 Result<Record> decode_record(std::string_view json);
 
 }  // namespace husk::state

@@ -38,13 +38,30 @@ TEST_CASE("a record keeps the usage counters that were read, and only those", "[
     r.exit = ExitRecord{0, 0, "exited", "exit code 0", "2026-11-22T13:00:01Z", Usage{}};
     r.exit->usage.cpu_usec = 18446744073709551000ull;
     r.exit->usage.pids_peak = 3;
+    r.exit->usage.stdout_bytes = 65536;
+    r.exit->usage.stderr_bytes = 0;
     std::string json = encode_record(r);
     CHECK(json.find("memoryPeakBytes") == std::string::npos);
     Record back = decode_record(json).value();
     REQUIRE(back.exit);
     CHECK(back.exit->usage.cpu_usec == 18446744073709551000ull);
     CHECK(back.exit->usage.pids_peak == 3u);
+    CHECK(back.exit->usage.stdout_bytes == 65536u);
+    CHECK(back.exit->usage.stderr_bytes == 0u);
     CHECK_FALSE(back.exit->usage.memory_peak_bytes);
+}
+
+TEST_CASE("a record keeps the factors that limited the container", "[state]") {
+    Record r;
+    r.id = "c4";
+    r.exit = ExitRecord{};
+    CHECK(encode_record(r).find("factors") == std::string::npos);
+    r.exit->factors = {Factor{"pids-limit", 7}};
+    Record back = decode_record(encode_record(r)).value();
+    REQUIRE(back.exit);
+    REQUIRE(back.exit->factors.size() == 1);
+    CHECK(back.exit->factors[0].kind == "pids-limit");
+    CHECK(back.exit->factors[0].count == 7u);
 }
 
 TEST_CASE("a record keeps a recorded stop cause and the signals husk kill sent", "[state]") {

@@ -1,0 +1,75 @@
+// The output pump (DESIGN.md §3, run.husk.output-limit): pipes between the container and the stdout/stderr
+// husk was given. The monitor moves the bytes as they come (splice where the kernel can, no buffering until
+// exit, no reordering within a stream), counts both streams against one cap, delivers exactly up to the cap
+// and reports the first byte past it. A slow reader slows the container down (the pipe fills), it never
+// makes the monitor drop bytes.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+
+#include "husk/error.hpp"
+#include "husk/unique_fd.hpp"
+
+namespace husk::monitor {
+
+// Init writes into the write ends (they become its fds 1 and 2); the monitor reads the read ends.
+struct PumpPipes {
+    UniqueFd stdout_read, stdout_write, stderr_read, stderr_write;
+};
+
+// Both pipes close-on-exec; the read ends non-blocking (the write ends stay blocking: the container's writes
+// must behave as on any pipe).
+Result<PumpPipes> open_pump_pipes();
+
+class OutputPump {
+public:
+    // `stdout_out`/`stderr_out`: the outputs the bytes go to (dups of the stdio husk was given).
+    // `on_exceeded` runs once, when the container has written a byte past `limit`: it records the cause and
+    // kills the container. The pump then delivers nothing more and closes its pipes.
+    OutputPump(UniqueFd stdout_read, UniqueFd stdout_out, UniqueFd stderr_read, UniqueFd stderr_out,
+               std::uint64_t limit, std::function<void()> on_exceeded);
+
+    // The pump's own epoll set (pipes, and outputs it waits on); the monitor's loop watches this one fd.
+    Result<void> open();
+    int fd() const { return epoll_.get(); }
+    // Moves what is ready now, without blocking on the pipes.
+    void on_ready();
+    // After init has ended: pumps until both streams reach EOF. While bytes wait for a slow reader it keeps
+    // waiting; when the pipes are empty but still open (a process outside init's pid namespace holds them),
+    // it stops after `quiet` without data.
+    void drain(std::chrono::milliseconds quiet);
+
+    bool exceeded() const { return exceeded_; }
+    std::uint64_t stdout_bytes() const { return streams_[0].bytes; }
+    std::uint64_t stderr_bytes() const { return streams_[1].bytes; }
+
+private:
+    struct Stream {
+        UniqueFd in;
+        UniqueFd out;
+        bool copy = false;         // the output cannot take splice (a tty): read + write
+        bool waiting_out = false;  // the output is full: watching it for EPOLLOUT, not the pipe
+        std::uint64_t bytes = 0;   // delivered
+    };
+    enum class Step { more, empty, blocked, closed };
+
+    void dispatch(int timeout_ms);
+    void pump(Stream& stream);
+    Step move_some(Stream& stream, std::uint64_t allowed);
+    Step past_cap(Stream& stream);
+    void wait_for_output(Stream& stream);
+    void resume_input(Stream& stream);
+    void close(Stream& stream);
+    bool flowing() const { return streams_[0].in || streams_[1].in; }
+
+    UniqueFd epoll_;
+    Stream streams_[2];
+    std::uint64_t limit_;
+    std::uint64_t delivered_ = 0;
+    bool exceeded_ = false;
+    std::function<void()> on_exceeded_;
+};
+
+}  // namespace husk::monitor
