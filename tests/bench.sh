@@ -97,6 +97,55 @@ printf '%-6s %14s %16s\n' runc "$runc_ms" "$runc_kib"
 awk -v hm="$husk_ms" -v rm="$runc_ms" -v hk="$husk_kib" -v rk="$runc_kib" \
     'BEGIN { printf "ratio husk/runc: wall %.2f, peak RSS %.2f\n", hm / rm, hk / rk }'
 
+# The monitor (DESIGN.md §3): its private memory while a container idles, with and without the output pump,
+# the CPU it uses meanwhile, and output throughput through a pipe with and without an output cap. `sync`
+# first: a freshly linked binary's pages count as dirty until they are written back.
+sync
+idle_bundle() { # NAME [HUSK_FLAGS...] -> creates, starts, prints "private_dirty_kib rss_kib cpu_ticks_over_2s"
+    name=$1
+    shift
+    "$husk" --root "$work/husk-root" create --bundle "$work/idle" "$@" "$name" >/dev/null 2>&1 </dev/null
+    "$husk" --root "$work/husk-root" start "$name"
+    monitor=$(jq -r .monitorPid "$work/husk-root/$name/state.json")
+    sleep 0.5
+    ticks() { awk '{ print $14 + $15 }' "/proc/$monitor/stat"; }
+    before=$(ticks)
+    sleep 2
+    after=$(ticks)
+    awk -v t=$((after - before)) '/^Private_Dirty:/ { pd = $2 } /^Rss:/ { rss = $2 } END { print pd, rss, t }' \
+        "/proc/$monitor/smaps_rollup"
+    "$husk" --root "$work/husk-root" delete --force "$name"
+}
+mkdir -p "$work/idle" "$work/flood"
+jq '.process.args = ["/bin/sleep", "30"]' "$work/bundle/config.json" > "$work/idle/config.json"
+set -- $(idle_bundle bench-idle)
+plain_pd=$1 plain_rss=$2 plain_ticks=$3
+set -- $(idle_bundle bench-idle-cap --output-limit 1GiB --timeout 1h --cpu-limit 1h)
+pump_pd=$1 pump_rss=$2 pump_ticks=$3
+echo
+echo "monitor of an idle container (sleep 30): Private_Dirty / Rss KiB, CPU ticks over 2 s"
+printf '%-40s %8s %8s %6s\n' "" "PrivDirty" "Rss" "ticks"
+printf '%-40s %8s %8s %6s\n' "plain" "$plain_pd" "$plain_rss" "$plain_ticks"
+printf '%-40s %8s %8s %6s\n' "--output-limit --timeout --cpu-limit" "$pump_pd" "$pump_rss" "$pump_ticks"
+
+flood_mib=1024
+jq --arg n $((flood_mib * 16)) '.process.args = ["/bin/dd", "if=/dev/zero", "bs=65536", "count=" + $n]' \
+    "$work/bundle/config.json" > "$work/flood/config.json"
+throughput() { # ID [HUSK_FLAGS...] -> MiB/s of `husk run` into a pipe read by cat
+    id=$1
+    shift
+    start=$(date +%s%N)
+    "$husk" --root "$work/husk-root" run --bundle "$work/flood" "$@" "$id" 2>/dev/null | cat > /dev/null
+    end=$(date +%s%N)
+    awk -v mib=$flood_mib -v ns=$((end - start)) 'BEGIN { printf "%.0f", mib / (ns / 1e9) }'
+}
+direct=$(throughput bench-flood-direct)
+pumped=$(throughput bench-flood-pumped --output-limit 2GiB)
+echo
+echo "output throughput, ${flood_mib} MiB from busybox dd (64 KiB writes) through a pipe to cat (MiB/s)"
+printf '%-40s %8s\n' "no cap (the container writes the pipe)" "$direct"
+printf '%-40s %8s\n' "--output-limit 2GiB (monitor splices)" "$pumped"
+
 # The VM: TCG is much slower than the host, so fewer runs; the guest prints its own table.
 if [ "$vm" = yes ]; then
     "$here/vm/install-deps.sh" >/dev/null

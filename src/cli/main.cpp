@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "base/readonly_self.hpp"
 #include "cli/cli.hpp"
 
 namespace husk::cli {
@@ -110,6 +111,11 @@ int main(int argc, char** argv) {
         return report(fallback, "", globals.error());
     }
     std::string name = argv[verb_index];
+    // create and run leave husk processes where a container can see them (init before exec, the monitor
+    // in a shared pid namespace): those must not run from a writable binary (CVE-2019-5736).
+    if (name == "create" || name == "run") {
+        if (auto r = husk::reexec_from_readonly_self(argv); !r) return report(*globals, name, r.error());
+    }
     Args args(argv + verb_index + 1, argv + argc);
     std::string command_line = name;
     for (const auto& arg : args) command_line += " " + arg;

@@ -1,7 +1,8 @@
 // probe: a small static program that runs inside test containers and prints ONE JSON object on stdout
 // describing what it sees, so integration tests can assert from inside the container.
 // Usage: probe report | exit N | sleep SECONDS | signal-self SIG | write PATH | open PATH | read PATH |
-//        mknod PATH c|b MAJ MIN | stat PATH | ignore-term sleep SECONDS | spam BYTES | fork COUNT | now
+//        mknod PATH c|b MAJ MIN | stat PATH | ignore-term sleep SECONDS | spam BYTES | fork COUNT | now |
+//        exe-of-parent
 // Errors are JSON too: {"error":"...","errno":E}, exit status 1.
 #include <dirent.h>
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -234,6 +236,22 @@ void stat_path(const char* path) {
     j.key("major").num(major(st.st_rdev)).key("minor").num(minor(st.st_rdev)).end('}').emit();
 }
 
+// CVE-2019-5736: the exe of a runtime process the container can see (its parent: husk's monitor or `husk
+// run`) must not be writable, now (ETXTBSY while it runs) or ever (a read-only mount, or a sealed memfd).
+void exe_of_parent() {
+    std::string path = "/proc/" + std::to_string(getppid()) + "/exe";
+    int write_errno = 0;
+    int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) close(fd);
+    else write_errno = errno;
+    struct statvfs fs{};
+    int held = open(path.c_str(), O_PATH | O_CLOEXEC);
+    bool readonly = held >= 0 && fstatvfs(held, &fs) == 0 && (fs.f_flag & ST_RDONLY) != 0;
+    Json j;
+    j.begin('{').key("path").str(path.c_str()).key("writeErrno").num(write_errno).key("readonlyMount").boolean(readonly);
+    j.end('}').emit();
+}
+
 void exit_with(int code) { _exit(code); }
 
 void on_signal(int sig) { _exit(128 + sig); }
@@ -315,6 +333,8 @@ int main(int argc, char** argv) {
         print_errno(mknod(arg, type | 0600, makedev(atoi(argv[4]), atoi(argv[5]))) == 0 ? 0 : errno);
     } else if (verb == "stat" && arg) {
         stat_path(arg);
+    } else if (verb == "exe-of-parent") {
+        exe_of_parent();
     } else if (verb == "fork" && arg) {
         fork_children(atoi(arg));
     } else if (verb == "spam" && arg) {
@@ -328,7 +348,7 @@ int main(int argc, char** argv) {
         }
     } else {
         fail("usage: probe report|exit N|sleep S|signal-self SIG|write P|open P|read P|mknod P c|b MAJ MIN|"
-             "stat P|ignore-term sleep S|spam BYTES|fork COUNT", EINVAL);
+             "stat P|ignore-term sleep S|spam BYTES|fork COUNT|exe-of-parent", EINVAL);
     }
     return 0;
 }
