@@ -38,6 +38,30 @@ struct ConsoleSize {
     std::uint32_t width = 0;
 };
 
+// process.landlock, in the shape of the open runtime-spec proposal (PR #1241; DESIGN.md §6). Access rights
+// and scopes stay as written (a name such as "read_file", or a JSON number = the kernel's raw bit mask);
+// the landlock module resolves them against the kernel's ABI.
+struct Landlock {
+    struct Access {
+        std::string name;        // "read_file"; empty when the config gave a number
+        std::uint64_t bits = 0;  // the number as written, when name is empty
+    };
+    struct PathBeneath {
+        std::vector<Access> allowed_access;
+        std::vector<std::string> paths;  // container paths, opened after pivot_root
+    };
+    struct NetPort {
+        std::vector<Access> allowed_access;
+        std::vector<std::uint16_t> ports;
+    };
+    std::vector<Access> handled_access_fs, handled_access_network, scoped;  // ruleset.*
+    std::vector<PathBeneath> path_beneath;                                  // rules.pathBeneath
+    std::vector<NetPort> net_port;                                          // rules.netPort
+    // Absent: strict, husk's default (every requested right is required). false: best effort (drop what the
+    // kernel lacks, record it). true: strict, as the proposal means it.
+    std::optional<bool> disable_best_effort;
+};
+
 struct Process {
     bool terminal = false;
     std::optional<ConsoleSize> console_size;
@@ -51,6 +75,7 @@ struct Process {
     std::optional<int> oom_score_adj;
     std::string apparmor_profile;  // not implemented: non-empty is refused
     std::string selinux_label;     // not implemented: non-empty is refused
+    std::optional<Landlock> landlock;
 };
 
 struct IdMapping {
@@ -153,6 +178,30 @@ struct Resources {
     bool has_rdma = false;     // linux.resources.rdma
 };
 
+// linux.seccomp (config-linux.md "Seccomp"). Actions, architectures, operators and flags stay as written
+// ("SCMP_ACT_ERRNO"); the seccomp module resolves them and names the field path of anything unknown.
+struct Seccomp {
+    struct Arg {
+        std::uint32_t index = 0;
+        std::uint64_t value = 0;
+        std::uint64_t value_two = 0;
+        std::string op;  // "SCMP_CMP_EQ"
+    };
+    struct Syscall {
+        std::vector<std::string> names;
+        std::string action;
+        std::optional<std::uint32_t> errno_ret;
+        std::vector<Arg> args;
+    };
+    std::string default_action;
+    std::optional<std::uint32_t> default_errno_ret;
+    std::vector<std::string> architectures;
+    std::vector<std::string> flags;  // "SECCOMP_FILTER_FLAG_LOG"
+    std::string listener_path;       // unix socket that receives the notify fd (SCMP_ACT_NOTIFY)
+    std::string listener_metadata;
+    std::vector<Syscall> syscalls;
+};
+
 struct Linux {
     std::vector<Namespace> namespaces;
     std::vector<IdMapping> uid_mappings, gid_mappings;
@@ -165,6 +214,7 @@ struct Linux {
     std::vector<std::string> readonly_paths;
     std::map<std::string, std::string> sysctl;
     std::string mount_label;  // SELinux: not implemented, non-empty refused
+    std::optional<Seccomp> seccomp;
 };
 
 struct Spec {

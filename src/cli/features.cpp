@@ -4,6 +4,8 @@
 
 #include "base/fs.hpp"
 #include "base/json_writer.hpp"
+#include "landlock/landlock.hpp"
+#include "seccomp/names.hpp"
 
 namespace husk::cli {
 namespace {
@@ -28,6 +30,45 @@ void strings(JsonWriter& w, const std::vector<std::string>& values) {
     w.begin_array();
     for (const auto& v : values) w.string(v);
     w.end_array();
+}
+
+template <typename Table>
+void names(JsonWriter& w, const Table& table) {
+    w.begin_array();
+    for (const auto& entry : table) w.string(entry.name);
+    w.end_array();
+}
+
+// features-linux.md "Seccomp": the names husk recognises (from the same tables prepare_seccomp resolves
+// with), and the flags this kernel accepts as supportedFlags.
+void seccomp_features(JsonWriter& w) {
+    w.key("seccomp").begin_object().key("enabled").boolean(true);
+    w.key("actions");
+    names(w, seccomp::action_names());
+    w.key("operators");
+    names(w, seccomp::operator_names());
+    w.key("archs");
+    names(w, seccomp::arch_names());
+    w.key("knownFlags");
+    names(w, seccomp::flag_names());
+    w.key("supportedFlags");
+    strings(w, seccomp::supported_flag_names());
+    w.end_object();
+}
+
+// Not in features-linux.md yet (the process.landlock proposal): what husk enforces on this kernel's ABI, by
+// the names process.landlock takes. A kernel without Landlock says enabled false, abi 0.
+void landlock_features(JsonWriter& w) {
+    int abi = landlock::probe_abi().value_or(0);
+    landlock::SupportedRights rights = landlock::supported_rights(abi);
+    w.key("landlock").begin_object().key("enabled").boolean(abi > 0).key("abi").integer(abi);
+    w.key("accessFS");
+    strings(w, rights.access_fs);
+    w.key("accessNetwork");
+    strings(w, rights.access_network);
+    w.key("scoped");
+    strings(w, rights.scoped);
+    w.end_object();
 }
 
 }  // namespace
@@ -62,7 +103,8 @@ std::string features_json() {
     w.key("v1").boolean(false).key("v2").boolean(true).key("systemd").boolean(false);
     w.key("systemdUser").boolean(false).key("rdma").boolean(false);
     w.end_object();
-    w.key("seccomp").begin_object().key("enabled").boolean(false).end_object();
+    seccomp_features(w);
+    landlock_features(w);
     w.key("apparmor").begin_object().key("enabled").boolean(false).end_object();
     w.key("selinux").begin_object().key("enabled").boolean(false).end_object();
     w.key("intelRdt").begin_object().key("enabled").boolean(false).end_object();

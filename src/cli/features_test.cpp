@@ -1,8 +1,11 @@
 #include "cli/features.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "mnt/mount_options.hpp"
+#include "seccomp/names.hpp"
+#include "spec/json_reader.hpp"
 
 TEST_CASE("every mount option the features document lists is one husk parses", "[cli]") {
     for (const auto& option : husk::cli::feature_mount_options()) {
@@ -11,4 +14,37 @@ TEST_CASE("every mount option the features document lists is one husk parses", "
         REQUIRE(parsed);
         CHECK(parsed->data.empty());  // a known word, not passed through as filesystem data
     }
+}
+
+namespace {
+
+std::vector<std::string> string_list(const husk::spec::json::Node& node) {
+    std::vector<std::string> out;
+    REQUIRE(husk::spec::json::read(node, out));
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("the features document lists the seccomp names husk resolves and the flags this kernel takes", "[cli][seccomp]") {
+    std::string json = husk::cli::features_json();
+    auto tree = husk::spec::json::parse_tree(json);
+    REQUIRE(tree);
+    auto seccomp = husk::spec::json::Node(tree->get(), "").field("linux").field("seccomp");
+    CHECK(seccomp.field("enabled").as_bool() == true);
+    auto actions = string_list(seccomp.field("actions"));
+    CHECK(actions.size() == 9);
+    for (const auto& action : actions) CHECK(husk::seccomp::find_action(action));
+    auto operators = string_list(seccomp.field("operators"));
+    CHECK(operators.size() == 7);
+    for (const auto& op : operators) CHECK(husk::seccomp::find_operator(op));
+    auto archs = string_list(seccomp.field("archs"));
+    CHECK(std::find(archs.begin(), archs.end(), "SCMP_ARCH_X86_64") != archs.end());
+    for (const auto& arch : archs) CHECK(husk::seccomp::find_arch(arch));
+    auto known = string_list(seccomp.field("knownFlags"));
+    CHECK(known == std::vector<std::string>{"SECCOMP_FILTER_FLAG_TSYNC", "SECCOMP_FILTER_FLAG_LOG",
+                                            "SECCOMP_FILTER_FLAG_SPEC_ALLOW", "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV"});
+    auto supported = string_list(seccomp.field("supportedFlags"));
+    for (const auto& flag : supported) CHECK(std::find(known.begin(), known.end(), flag) != known.end());
+    CHECK(supported == known);  // Linux 6.18 has them all
 }

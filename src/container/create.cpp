@@ -26,6 +26,7 @@ struct MonitorReport {
     pid_t monitor = 0;
     bool ok = false;
     Error error;
+    process::Posture posture;
 };
 
 [[noreturn]] void monitor_main(Launch& launch, int report) {
@@ -40,6 +41,7 @@ struct MonitorReport {
         message.ok = true;
         message.pid = spawned->pid;
         message.monitor = ::getpid();
+        message.posture = spawned->posture.value_or(process::Posture{});
     }
     (void)!::write(report, &message, sizeof message);
     if (!spawned) ::_exit(1);
@@ -77,7 +79,7 @@ Result<void> create_container(const Runtime& runtime, const CreateOptions& optio
     if (n != static_cast<ssize_t>(sizeof report)) return fail_msg("container monitor exited during setup");
     if (!report.ok) return fail(report.error);
 
-    if (auto recorded = container::record_created(*launch, report.pid, report.monitor, options.pid_file); !recorded) {
+    if (auto recorded = container::record_created(*launch, report.pid, report.monitor, options.pid_file, report.posture); !recorded) {
         container::kill_init(report.pid);
         return std::unexpected(recorded.error());
     }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <climits>
 
 #include "base/fs.hpp"
@@ -147,8 +148,18 @@ MonitorPlan monitor_plan(const Launch& launch) {
                        read_oom_kills(r.cgroup_mount, r.cgroup_path), read_pids_max_hits(r.cgroup_mount, r.cgroup_path)};
 }
 
-Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std::string& pid_file) {
+Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std::string& pid_file,
+                            const process::Posture& posture) {
     state::Record& r = launch.record;
+    state::Security& sec = r.security.emplace();
+    sec.seccomp = posture.seccomp_mode == 2 ? "filter" : "none";
+    sec.seccomp_filters = std::max(posture.seccomp_filters, 0);
+    if (launch.plan.seccomp) sec.seccomp_skipped = launch.plan.seccomp->skipped_syscalls;
+    if (launch.bundle.spec.process->landlock) sec.landlock_abi = posture.landlock_abi;
+    sec.landlock_dropped = launch.plan.landlock.dropped;
+    sec.no_new_privileges = posture.no_new_privs == 1;
+    sec.caps_effective = posture.cap_effective;
+    sec.caps_bounding = posture.cap_bounding;
     r.pid = pid;
     r.pid_start_time = TRY(read_proc_stat(pid)).start_time;
     r.monitor_pid = monitor;

@@ -49,7 +49,8 @@ process::SpawnOptions spawn_options(const Launch& launch, process::Parent parent
 // What the monitor of this launch enforces and where it records the verdict.
 MonitorPlan monitor_plan(const Launch& launch);
 
-// Fills pid, start time and boot id, writes the record and the --pid-file.
-Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std::string& pid_file);
+// Fills pid, start time, boot id and the verified security posture, writes the record and the --pid-file.
+Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std::string& pid_file,
+                            const process::Posture& posture);
 
 }  // namespace husk::container

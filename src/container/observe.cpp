@@ -36,6 +36,29 @@ Observed observe(const state::StateDir& dir, const std::optional<state::Record>&
     return Observed{Status::running, record->pid};
 }
 
+bool exit_known(const state::Record& record, std::string_view status) {
+    if (record.exit) return true;
+    return status == "stopped" && !record.started.empty() &&
+           !state::open_live_pidfd(record.monitor_pid, record.monitor_start_time, record.boot_id);
+}
+
+void write_exit_members(JsonWriter& w, const state::Record& record) {
+    if (record.exit) {
+        w.key("code").integer(record.exit->code);
+        w.key("signal").integer(record.exit->signal);
+        w.key("reason").string(record.exit->reason);
+        w.key("detail").string(record.exit->detail);
+    } else if (record.cause) {
+        // Init is gone and nobody recorded how: the monitor was lost (killed, or the machine rebooted). A cause
+        // it recorded before signalling (timeout) still holds; the exit status itself is unknown.
+        w.key("reason").string(record.cause->reason);
+        w.key("detail").string(record.cause->detail + "; the monitor was lost before it recorded init's exit");
+    } else {
+        w.key("reason").string("unknown");
+        w.key("detail").string("the monitor did not record the exit (it was killed, or the host rebooted)");
+    }
+}
+
 std::string oci_state_json(const state::Record& record, std::string_view status, pid_t pid) {
     JsonWriter w(JsonWriter::Style::pretty);
     w.begin_object();
@@ -52,29 +75,15 @@ std::string oci_state_json(const state::Record& record, std::string_view status,
     w.end_object();
     w.key("husk").begin_object();
     if (!record.started.empty()) w.key("started").string(record.started);
-    if (record.exit) {
-        w.key("finished").string(record.exit->finished);
+    if (record.exit) w.key("finished").string(record.exit->finished);
+    if (exit_known(record, status)) {
         w.key("exit").begin_object();
-        w.key("code").integer(record.exit->code);
-        w.key("signal").integer(record.exit->signal);
-        w.key("reason").string(record.exit->reason);
-        w.key("detail").string(record.exit->detail);
-        w.end_object();
-        state::write_usage(w, record.exit->usage);
-    } else if (status == "stopped" && !record.started.empty() &&
-               !state::open_live_pidfd(record.monitor_pid, record.monitor_start_time, record.boot_id)) {
-        // Init is gone and nobody recorded how: the monitor was lost (killed, or the machine rebooted). A cause
-        // it recorded before signalling (timeout) still holds; the exit status itself is unknown.
-        w.key("exit").begin_object();
-        if (record.cause) {
-            w.key("reason").string(record.cause->reason);
-            w.key("detail").string(record.cause->detail + "; the monitor was lost before it recorded init's exit");
-        } else {
-            w.key("reason").string("unknown");
-            w.key("detail").string("the monitor did not record the exit (it was killed, or the host rebooted)");
-        }
+        write_exit_members(w, record);
         w.end_object();
     }
+    if (record.exit) state::write_factors(w, record.exit->factors);
+    if (record.exit) state::write_usage(w, record.exit->usage);
+    if (record.security) state::write_security(w, *record.security);
     if (!record.cgroup_path.empty()) w.key("cgroupPath").string(record.cgroup_path);
     w.end_object();
     w.end_object();

@@ -27,7 +27,8 @@ Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& optio
         launch->spawn_attempted = true;
         auto spawned = TRY(process::spawn_init(launch->plan, *launch->buffers,
                                                container::spawn_options(*launch, process::Parent::spawner)));
-        if (auto recorded = container::record_created(*launch, spawned.pid, ::getpid(), options.create.pid_file); !recorded) {
+        if (auto recorded = container::record_created(*launch, spawned.pid, ::getpid(), options.create.pid_file,
+                                                          spawned.posture.value_or(process::Posture{})); !recorded) {
             container::kill_init(spawned.pid);
             return std::unexpected(recorded.error());
         }

@@ -82,6 +82,29 @@ Result<void> enter_cwd(const ExecPlan& exec) noexcept {
     return {};
 }
 
+// Landlock, then seccomp (DESIGN.md §6). A notify listener fd goes to the parent, which hands it to
+// linux.seccomp.listenerPath while `create` still runs (as runc does).
+Result<void> confine(const ContainerPlan& plan, int sync, int& landlock_abi) noexcept {
+    if (plan.landlock.enforce) landlock_abi = TRY(landlock::apply_landlock(plan.landlock));
+    if (!plan.seccomp) return {};
+    auto listener = seccomp::apply_seccomp(*plan.seccomp);
+    if (!listener) {
+        Error e = listener.error();
+        return fail(e.context("linux.seccomp"));
+    }
+    if (*listener < 0) return {};
+    auto sent = send_message(sync, SyncType::seccomp_listener, nullptr, *listener);
+    ::close(*listener);
+    return sent;
+}
+
+// What is in force now, to the parent, which compares it with what was asked (DESIGN.md §6).
+Result<void> report_posture(int sync, int status_fd, int landlock_abi) noexcept {
+    Posture posture = TRY(read_posture(status_fd, landlock_abi));
+    ::close(status_fd);
+    return send_message(sync, SyncType::posture, nullptr, -1, reinterpret_cast<const char*>(&posture), sizeof posture);
+}
+
 Result<void> wait_for_start(int fifo) noexcept {
     char byte;
     for (;;) {
@@ -132,7 +155,10 @@ Result<void> wait_for_start(int fifo) noexcept {
     const std::size_t created_length = done->payload_length - creating_length - 1;
     step(sync, "createContainer hook",
          hooks::apply_child_hooks(plan.create_container_hooks, creating_state, creating_length));
-    // 6. pivot_root (or MS_MOVE + chroot with --no-pivot).
+    // 6. pivot_root (or MS_MOVE + chroot with --no-pivot). Before it, our status file in the host's /proc
+    //    (the container may mount none), read at the end for the verified posture.
+    const int status_fd = ::open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (status_fd < 0) step(sync, "posture", check(-1, "open", "/proc/self/status"));
     step(sync, "pivot root", mnt::apply_pivot(plan.rootfs));
     // 7. The console comes after the user's mounts and before the rootfs is made read-only.
     if (exec.terminal) step(sync, "console", setup_console(plan, sync));
@@ -144,13 +170,20 @@ Result<void> wait_for_start(int fifo) noexcept {
     step(sync, "rlimits", rlimit::apply_rlimits(plan.rlimits));
     // 11. cwd, inside the new root.
     step(sync, "cwd", enter_cwd(exec));
-    // 12. Credentials in DESIGN.md section 6 order: bounding set, ids, capabilities, umask, no_new_privs.
+    // 12. DESIGN.md section 6 order: bounding set, ids, capabilities, umask, no_new_privs, Landlock, seccomp.
+    //     Without no_new_privs the kernel takes a Landlock domain or a seccomp filter only from a holder of
+    //     CAP_SYS_ADMIN, so then both come before the capabilities are dropped, as runc does for seccomp
+    //     (the filter must then allow the credential calls too).
+    int landlock_abi = 0;
+    if (!exec.no_new_privileges) step(sync, "security", confine(plan, sync, landlock_abi));
     step(sync, "capabilities", caps::apply_bounding(plan.credentials));
     step(sync, "user", caps::apply_ids(plan.credentials));
     step(sync, "capabilities", caps::apply_capabilities(plan.credentials));
     caps::apply_umask(plan.credentials);
-    if (exec.no_new_privileges)
+    if (exec.no_new_privileges) {
         step(sync, "noNewPrivileges", check(::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl PR_SET_NO_NEW_PRIVS"));
+        step(sync, "security", confine(plan, sync, landlock_abi));
+    }
     // 13. The executable must exist now: a missing binary fails `create`, as with runc.
     auto executable = find_executable(exec);
     if (!executable) die(sync, executable.error());
@@ -159,7 +192,8 @@ Result<void> wait_for_start(int fifo) noexcept {
     if (fds.stdout_pipe >= 0) step(sync, "output pump", check(::dup2(fds.stdout_pipe, 1) == 1 ? 0 : -1, "dup2", "stdout"));
     if (fds.stderr_pipe >= 0) step(sync, "output pump", check(::dup2(fds.stderr_pipe, 2) == 2 ? 0 : -1, "dup2", "stderr"));
     step(sync, "fds", seal_fds(exec));
-    // 15. Created: wait until `husk start` writes to the exec fifo.
+    // 15. The verified posture, then created: wait until `husk start` writes to the exec fifo.
+    step(sync, "posture", report_posture(sync, status_fd, landlock_abi));
     step(sync, "sync", send_message(sync, SyncType::created));
     step(sync, "start", wait_for_start(fds.exec_fifo));
     // 16. startContainer hooks, then the workload.

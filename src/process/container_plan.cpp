@@ -1,6 +1,29 @@
 #include "process/container_plan.hpp"
 
+#include "spec/annotations.hpp"
+
 namespace husk::process {
+namespace {
+
+// The security steps (DESIGN.md §6): compiled here, loaded by init; and what init must then report.
+Result<void> prepare_security(const spec::Spec& spec, ContainerPlan& plan) {
+    const spec::Process& process = *spec.process;
+    if (spec.linux && spec.linux->seccomp) {
+        auto annotations = TRY(spec::parse_husk_annotations(spec.annotations));
+        seccomp::SeccompOptions options;
+        if (annotations.seccomp_skip_unknown) options.unknown_syscalls = seccomp::UnknownSyscalls::skip_allowed;
+        plan.seccomp = TRY(seccomp::prepare_seccomp(*spec.linux->seccomp, options));
+    }
+    if (process.landlock) plan.landlock = TRY(landlock::prepare_landlock(*process.landlock, TRY(landlock::probe_abi())));
+    plan.expected.seccomp = plan.seccomp.has_value();
+    plan.expected.no_new_privs = process.no_new_privileges;
+    plan.expected.landlock = plan.landlock.enforce;
+    plan.expected.cap_effective = plan.credentials.sets.effective;
+    plan.expected.cap_bounding = plan.credentials.sets.bounding;
+    return {};
+}
+
+}  // namespace
 
 Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOptions& options) {
     static const spec::Linux no_linux;
@@ -19,6 +42,7 @@ Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOption
         .start_container_hooks = TRY(hooks::prepare_child_hooks(spec.hooks.start_container, "startContainer")),
         .exec = TRY(prepare_exec(spec, options.preserve_fds)),
     };
+    TRY(prepare_security(spec, plan));
     return plan;
 }
 

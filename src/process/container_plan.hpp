@@ -3,15 +3,19 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 
 #include "caps/credentials.hpp"
 #include "hooks/hooks.hpp"
+#include "landlock/landlock.hpp"
 #include "mnt/rootfs.hpp"
 #include "net/loopback.hpp"
 #include "ns/namespaces.hpp"
 #include "process/exec_plan.hpp"
+#include "process/posture.hpp"
 #include "rlimit/rlimits.hpp"
+#include "seccomp/filter.hpp"
 #include "sysctl/sysctl.hpp"
 
 namespace husk::process {
@@ -33,6 +37,9 @@ struct ContainerPlan {
     hooks::ChildHooksPlan create_container_hooks;
     hooks::ChildHooksPlan start_container_hooks;
     ExecPlan exec;
+    landlock::LandlockPlan landlock;           // enforce == false: none
+    std::optional<seccomp::SeccompPlan> seccomp;  // absent: no filter (also for an empty linux.seccomp)
+    ExpectedPosture expected;                  // what init must report after the last security step
 };
 
 Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOptions& options);

@@ -10,10 +10,12 @@
 #include <string>
 
 #include "base/fs.hpp"
+#include "base/send_fd.hpp"
 #include "base/sys.hpp"
 #include "hooks/hooks.hpp"
 #include "process/child_main.hpp"
 #include "process/sync.hpp"
+#include "seccomp/notify.hpp"
 
 namespace husk::process {
 namespace {
@@ -21,28 +23,33 @@ namespace {
 // Sends the pty master to the --console-socket peer, as runc does (one fd in SCM_RIGHTS).
 Result<void> forward_console(int console_socket, int master) {
     if (console_socket < 0) return fail_msg("process.terminal is true but no --console-socket was given");
-    char name[] = "/dev/ptmx";
-    iovec iov{name, sizeof name - 1};
-    msghdr header{};
-    header.msg_iov = &iov;
-    header.msg_iovlen = 1;
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    header.msg_control = control;
-    header.msg_controllen = sizeof control;
-    cmsghdr* cmsg = CMSG_FIRSTHDR(&header);
-    cmsg->cmsg_level = SOL_SOCKET;
-    cmsg->cmsg_type = SCM_RIGHTS;
-    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(cmsg), &master, sizeof master);
-    if (::sendmsg(console_socket, &header, MSG_NOSIGNAL) < 0) return fail_sys(errno, "send to console socket");
+    // runc sends the name "/dev/ptmx" with the master.
+    static constexpr char name[] = "/dev/ptmx";
+    if (auto sent = send_with_fd(console_socket, name, sizeof name - 1, master); !sent)
+        return fail_sys(sent.error().err, "send to console socket");
+    return {};
+}
+
+// SCMP_ACT_NOTIFY: the listener fd and the container process state go to the seccomp agent
+// (config-linux.md "Seccomp"); the state says "creating", as for the hooks that run now.
+Result<void> forward_listener(const ContainerPlan& plan, const Spawned& child, const SpawnOptions& options, int fd) {
+    if (!plan.seccomp || plan.seccomp->listener_path.empty())
+        return fail_msg("container init sent a seccomp listener fd, but linux.seccomp has no listenerPath");
+    std::string state = seccomp::container_process_state_json("1.3.0", child.pid, plan.seccomp->listener_metadata,
+                                                               options.hook_state("creating", child.pid))
+                            .value_or("");
+    if (state.empty()) return fail_msg("linux.seccomp.listenerPath: could not build the container process state");
+    auto sent = seccomp::send_to_listener(plan.seccomp->listener_path, fd, state);
+    if (!sent) return fail(sent.error().context("linux.seccomp.listenerPath"));
     return {};
 }
 
 // Runs the parent-side steps the child asks for until it reports `created` (or fails).
-Result<void> drive_setup(const Spawned& child, int sync, const SpawnOptions& options) {
+Result<void> drive_setup(const ContainerPlan& plan, Spawned& child, int sync, const SpawnOptions& options) {
     for (;;) {
         UniqueFd fd;
-        auto message = receive_message(sync, &fd);
+        char payload[sizeof(Posture) + 1];  // receive_message keeps room for a NUL
+        auto message = receive_message(sync, &fd, payload, sizeof payload);
         if (!message) return fail_msg("container init exited during setup");
         switch (message->type) {
             case SyncType::hooks_request: {
@@ -64,7 +71,19 @@ Result<void> drive_setup(const Spawned& child, int sync, const SpawnOptions& opt
             case SyncType::console:
                 TRY(forward_console(options.console_socket, fd.get()));
                 break;
+            case SyncType::seccomp_listener:
+                TRY(forward_listener(plan, child, options, fd.get()));
+                break;
+            case SyncType::posture: {
+                if (message->payload_length != sizeof(Posture)) return fail_sys(EPROTO, "sync receive", "posture");
+                Posture posture;
+                std::memcpy(&posture, payload, sizeof posture);
+                TRY(check_posture(posture, plan.expected));
+                child.posture = posture;
+                break;
+            }
             case SyncType::created:
+                if (!child.posture) return fail_msg("container init did not report its security posture");
                 return {};
             case SyncType::error:
             case SyncType::exec_failed:
@@ -108,7 +127,7 @@ Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, con
     int clone_errno = errno;
     auto restored = for_children.restore();
     if (pid < 0) return fail_sys(clone_errno, "clone3", "container init");
-    Spawned child{static_cast<pid_t>(pid), UniqueFd(pidfd), {}};
+    Spawned child{static_cast<pid_t>(pid), UniqueFd(pidfd), {}, {}};
     child_end.reset();
     if (!restored) {
         abandon(child, options);
@@ -123,7 +142,7 @@ Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, con
             if (!r) return fail(r.error().context("process.oomScoreAdj"));
         }
         TRY(send_message(parent_end.get(), SyncType::go));
-        return drive_setup(child, parent_end.get(), options);
+        return drive_setup(plan, child, parent_end.get(), options);
     };
     if (auto r = setup(); !r) {
         abandon(child, options);

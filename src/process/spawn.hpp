@@ -38,6 +38,7 @@ struct Spawned {
     pid_t pid = 0;
     UniqueFd pidfd;
     UniqueFd sync;  // stays open: init reports a failed execve after start through it
+    std::optional<Posture> posture;  // what init reported in force, checked against the plan
 };
 
 Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, const SpawnOptions& options);

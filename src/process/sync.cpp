@@ -1,5 +1,7 @@
 #include "process/sync.hpp"
 
+#include "base/send_fd.hpp"
+
 #include <sys/socket.h>
 #include <sys/uio.h>
 
@@ -15,23 +17,7 @@ Result<void> send_message(int socket, SyncType type, const Error* error, int fd,
     message.payload_length = static_cast<std::uint32_t>(payload_length);
     if (error != nullptr) message.error = *error;
 
-    iovec iov{&message, sizeof message};
-    msghdr header{};
-    header.msg_iov = &iov;
-    header.msg_iovlen = 1;
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    if (fd >= 0) {
-        header.msg_control = control;
-        header.msg_controllen = sizeof control;
-        cmsghdr* cmsg = CMSG_FIRSTHDR(&header);
-        cmsg->cmsg_level = SOL_SOCKET;
-        cmsg->cmsg_type = SCM_RIGHTS;
-        cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-        std::memcpy(CMSG_DATA(cmsg), &fd, sizeof fd);
-    }
-    while (::sendmsg(socket, &header, MSG_NOSIGNAL) < 0) {
-        if (errno != EINTR) return fail_sys(errno, "sync send");
-    }
+    if (auto sent = send_with_fd(socket, &message, sizeof message, fd); !sent) return fail_sys(sent.error().err, "sync send");
     if (payload_length > 0) {
         while (::send(socket, payload, payload_length, MSG_NOSIGNAL) < 0) {
             if (errno != EINTR) return fail_sys(errno, "sync send");

@@ -18,6 +18,8 @@ enum class SyncType : std::uint32_t {
     created,           // child → parent: setup complete, waiting for start
     error,             // child → parent: setup failed (error attached), the child exits
     exec_failed,       // child → monitor: execve failed after start
+    seccomp_listener,  // child → parent: the seccomp notify fd (fd attached), for linux.seccomp.listenerPath
+    posture,           // child → parent: payload = Posture, what is in force after the last security step
 };
 
 struct SyncMessage {

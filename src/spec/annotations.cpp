@@ -132,10 +132,14 @@ Result<HuskAnnotations> parse_husk_annotations(const std::map<std::string, std::
             if (value != "true" && value != "false")
                 return fail_msg("annotations[\"" + key + "\"]: want \"true\" or \"false\", not " + quoted(value));
             out.oom_group = value == "true";
+        } else if (name == "seccomp-unknown-syscalls") {
+            if (value != "error" && value != "skip-allowed")
+                return fail_msg("annotations[\"" + key + "\"]: want \"error\" or \"skip-allowed\", not " + quoted(value));
+            out.seccomp_skip_unknown = value == "skip-allowed";
         } else {
             return fail_msg("annotations[\"" + key + "\"]: unknown husk annotation (known: run.husk.timeout, "
                             "run.husk.kill-grace, run.husk.stop-signal, run.husk.output-limit, "
-                            "run.husk.cpu-limit, run.husk.oom-group)");
+                            "run.husk.cpu-limit, run.husk.oom-group, run.husk.seccomp-unknown-syscalls)");
         }
     }
     return out;

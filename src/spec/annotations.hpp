@@ -23,6 +23,9 @@ struct HuskAnnotations {
     std::optional<std::uint64_t> output_limit;            // run.husk.output-limit: stdout+stderr bytes, > 0
     std::optional<std::chrono::microseconds> cpu_limit;   // run.husk.cpu-limit: cgroup cpu.stat usage_usec, > 0
     std::optional<bool> oom_group;                        // run.husk.oom-group: memory.oom.group (default on)
+    // run.husk.seccomp-unknown-syscalls: "error" (default) or "skip-allowed": drop syscall names libseccomp
+    // does not know where that cannot let a call through (see src/seccomp/filter.hpp).
+    bool seccomp_skip_unknown = false;
 };
 
 // "30s", "500ms", "2m", "1h", "250us", decimals allowed ("1.5s"); a bare "0" is zero. Whole microseconds.

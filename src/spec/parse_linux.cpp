@@ -1,6 +1,7 @@
 // config-linux.md: namespaces, id mappings, time offsets, devices, cgroupsPath, rootfs propagation,
 // masked/readonly paths, sysctl, mountLabel. linux.resources is in parse_resources.cpp.
 #include "spec/parse_internal.hpp"
+#include "spec/parse_seccomp.hpp"
 
 namespace husk::spec::detail {
 namespace {
@@ -69,8 +70,13 @@ Result<void> parse_linux(const Node& node, Linux& out, std::vector<std::string>&
     TRY(read_field(node, "readonlyPaths", out.readonly_paths));
     TRY(read_field(node, "sysctl", out.sysctl));
     TRY(read_field(node, "mountLabel", out.mount_label));
+    // An empty seccomp object means "no filter", as in runc (no defaultAction and no syscalls).
+    if (Node seccomp = node.field("seccomp"); !seccomp.absent()) {
+        TRY(seccomp.expect_object());
+        if (seccomp.has_content()) TRY(parse_seccomp(seccomp, out.seccomp.emplace()));
+    }
     // Known Linux features husk does not implement yet (validation refuses them, failing closed).
-    for (const char* key : {"seccomp", "intelRdt", "personality", "memoryPolicy", "netDevices"})
+    for (const char* key : {"intelRdt", "personality", "memoryPolicy", "netDevices"})
         note_unsupported(node.field(key), unsupported);
     return {};
 }

@@ -1,5 +1,6 @@
 // config.md "Process", "POSIX process", "Linux Process" and "User".
 #include "spec/parse_internal.hpp"
+#include "spec/parse_landlock.hpp"
 
 namespace husk::spec::detail {
 namespace {
@@ -62,9 +63,11 @@ Result<void> parse_process(const Node& node, Process& out, std::vector<std::stri
     TRY(read_field(node, "oomScoreAdj", out.oom_score_adj));
     TRY(read_field(node, "apparmorProfile", out.apparmor_profile));
     TRY(read_field(node, "selinuxLabel", out.selinux_label));
-    // Known process features husk does not implement yet; landlock is the open runtime-spec proposal
-    // (PR #1241) that DESIGN.md plans for.
-    for (const char* key : {"scheduler", "ioPriority", "execCPUAffinity", "landlock"})
+    // landlock: the open runtime-spec proposal (PR #1241), DESIGN.md §6.
+    if (Node landlock = node.field("landlock"); !landlock.absent())
+        TRY(parse_landlock(landlock, out.landlock.emplace()));
+    // Known process features husk does not implement yet.
+    for (const char* key : {"scheduler", "ioPriority", "execCPUAffinity"})
         note_unsupported(node.field(key), unsupported);
     return {};
 }

@@ -194,15 +194,14 @@ TEST_CASE("parse_config lists requested features husk does not implement", "[spe
         "solaris": {"milestone": "m"}, "windows": {"layerFolders": ["c"]}, "vm": {"hypervisor": {}},
         "zos": {"namespaces": []}, "freebsd": {"jail": {}})"));
     REQUIRE(spec);
-    CHECK(spec->unsupported == std::vector<std::string>{"linux.seccomp", "linux.intelRdt", "linux.personality",
+    CHECK(spec->unsupported == std::vector<std::string>{"linux.intelRdt", "linux.personality",
                                                         "linux.memoryPolicy", "linux.netDevices", "solaris",
                                                         "windows", "vm", "zos", "freebsd"});
     auto process = parse_config(R"({"process": {"scheduler": {"policy": "SCHED_FIFO"},
-        "ioPriority": {"class": "IOPRIO_CLASS_RT", "priority": 1}, "execCPUAffinity": {"initial": "0"},
-        "landlock": {"ruleset": {}}}})");
+        "ioPriority": {"class": "IOPRIO_CLASS_RT", "priority": 1}, "execCPUAffinity": {"initial": "0"}}})");
     REQUIRE(process);
     CHECK(process->unsupported == std::vector<std::string>{"process.scheduler", "process.ioPriority",
-                                                           "process.execCPUAffinity", "process.landlock"});
+                                                           "process.execCPUAffinity"});
 }
 
 TEST_CASE("parse_config does not list empty unsupported sections", "[spec]") {

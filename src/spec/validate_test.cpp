@@ -260,6 +260,7 @@ TEST_CASE("validate accepts husk's limit annotations, refuses an output cap it c
     CHECK(husk::spec::validate(spec));
     spec.annotations["run.husk.output-limit"] = "1MiB";
     spec.annotations["run.husk.cpu-limit"] = "1s";
+    spec.process->terminal = false;  // runc's default spec has a terminal
     CHECK(husk::spec::validate(spec));
     spec.process->terminal = true;
     CHECK(error_of(spec).starts_with("annotations[\"run.husk.output-limit\"]: cannot be enforced with process.terminal"));

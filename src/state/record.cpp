@@ -2,6 +2,7 @@
 
 #include <yajl/yajl_tree.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -51,6 +52,45 @@ void write_usage(JsonWriter& w, const Usage& usage) {
     w.end_object();
 }
 
+namespace {
+
+std::string hex_mask(std::uint64_t bits) {
+    char text[19];
+    std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(bits));
+    return text;
+}
+
+void write_strings(JsonWriter& w, const char* key, const std::vector<std::string>& items) {
+    if (items.empty()) return;
+    w.key(key).begin_array();
+    for (const std::string& item : items) w.string(item);
+    w.end_array();
+}
+
+std::vector<std::string> get_strings(yajl_val object, const char* name) {
+    std::vector<std::string> out;
+    if (yajl_val array = member(object, name); YAJL_IS_ARRAY(array)) {
+        for (size_t i = 0; i < array->u.array.len; ++i)
+            if (YAJL_IS_STRING(array->u.array.values[i])) out.push_back(YAJL_GET_STRING(array->u.array.values[i]));
+    }
+    return out;
+}
+
+}  // namespace
+
+void write_security(JsonWriter& w, const Security& s) {
+    w.key("security").begin_object();
+    w.key("seccomp").string(s.seccomp);
+    if (s.seccomp != "none") w.key("seccompFilters").integer(s.seccomp_filters);
+    write_strings(w, "seccompSkippedSyscalls", s.seccomp_skipped);
+    if (s.landlock_abi) w.key("landlockAbi").integer(*s.landlock_abi);
+    write_strings(w, "landlockDropped", s.landlock_dropped);
+    w.key("noNewPrivileges").boolean(s.no_new_privileges);
+    w.key("capsEffective").string(hex_mask(s.caps_effective));
+    w.key("capsBounding").string(hex_mask(s.caps_bounding));
+    w.end_object();
+}
+
 void write_factors(JsonWriter& w, const std::vector<Factor>& factors) {
     if (factors.empty()) return;
     w.key("factors").begin_array();
@@ -82,6 +122,7 @@ std::string encode_record(const Record& r) {
     w.key("cgroupMount").string(r.cgroup_mount);
     w.key("cgroupPath").string(r.cgroup_path);
     w.key("started").string(r.started);
+    if (r.security) write_security(w, *r.security);
     if (r.cause) {
         w.key("cause").begin_object();
         w.key("reason").string(r.cause->reason);
@@ -135,6 +176,19 @@ Result<Record> decode_record(std::string_view json) {
     r.cgroup_mount = get_string(root, "cgroupMount");
     r.cgroup_path = get_string(root, "cgroupPath");
     r.started = get_string(root, "started");
+    if (yajl_val security = member(root, "security"); YAJL_IS_OBJECT(security)) {
+        Security sec;
+        sec.seccomp = get_string(security, "seccomp");
+        sec.seccomp_filters = static_cast<int>(get_integer(security, "seccompFilters"));
+        sec.seccomp_skipped = get_strings(security, "seccompSkippedSyscalls");
+        if (YAJL_IS_INTEGER(member(security, "landlockAbi")))
+            sec.landlock_abi = static_cast<int>(get_integer(security, "landlockAbi"));
+        sec.landlock_dropped = get_strings(security, "landlockDropped");
+        sec.no_new_privileges = YAJL_IS_TRUE(member(security, "noNewPrivileges"));
+        sec.caps_effective = std::strtoull(get_string(security, "capsEffective").c_str(), nullptr, 16);
+        sec.caps_bounding = std::strtoull(get_string(security, "capsBounding").c_str(), nullptr, 16);
+        r.security = sec;
+    }
     if (yajl_val cause = member(root, "cause"); YAJL_IS_OBJECT(cause)) {
         StopCause c;
         c.reason = get_string(cause, "reason");

@@ -50,6 +50,18 @@ struct StopCause {
     std::string at;      // RFC 3339
 };
 
+// What was really in force in init before it waited for start: the verified posture (DESIGN.md §6).
+struct Security {
+    std::string seccomp = "none";  // "filter" or "none" (/proc/self/status Seccomp)
+    int seccomp_filters = 0;
+    std::vector<std::string> seccomp_skipped;  // unknown syscall names dropped (run.husk.seccomp-unknown-syscalls)
+    std::optional<int> landlock_abi;           // absent: no Landlock asked; 0: best effort, none enforced
+    std::vector<std::string> landlock_dropped;  // best effort: rights the kernel's ABI lacks
+    bool no_new_privileges = false;
+    std::uint64_t caps_effective = 0;
+    std::uint64_t caps_bounding = 0;
+};
+
 struct Record {
     std::string id;
     std::string bundle;
@@ -65,6 +77,7 @@ struct Record {
     std::string cgroup_mount;  // empty when the container has no cgroup
     std::string cgroup_path;
     std::string started;       // set by start
+    std::optional<Security> security;
     std::optional<StopCause> cause;
     // Signals `husk kill` and `delete --force` sent, each recorded under the lock before it is sent: the
     // facts behind the reason `killed` (sorted, no duplicates).
@@ -75,6 +88,8 @@ struct Record {
 std::string encode_record(const Record& record);
 // `"usage": {...}` with the counters that are there (nothing when none is); state.json and `husk state`.
 void write_usage(JsonWriter& w, const Usage& usage);
+// `"security": {...}` (state.json and `husk state`).
+void write_security(JsonWriter& w, const Security& security);
 // `"factors": [{"kind": ..., "count": ...}]`, nothing when there are none.
 void write_factors(JsonWriter& w, const std::vector<Factor>& factors);
 Result<Record> decode_record(std::string_view json);

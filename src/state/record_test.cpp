@@ -82,3 +82,32 @@ TEST_CASE("a corrupt record is an error, not an empty container", "[state]") {
     CHECK_FALSE(decode_record("{\"id\": "));
     CHECK_FALSE(decode_record("[]"));
 }
+
+TEST_CASE("a record keeps the security posture that was in force", "[state]") {
+    Record r;
+    r.id = "c5";
+    Security sec;
+    sec.seccomp = "filter";
+    sec.seccomp_filters = 1;
+    sec.seccomp_skipped = {"mseal"};
+    sec.landlock_abi = 7;
+    sec.landlock_dropped = {"ioctl_dev"};
+    sec.no_new_privileges = true;
+    sec.caps_effective = 0xa80425fbull;
+    sec.caps_bounding = 0x1ffffffffffull;
+    r.security = sec;
+    std::string json = encode_record(r);
+    CHECK(json.find("\"capsEffective\":\"0x00000000a80425fb\"") != std::string::npos);
+    Record back = decode_record(json).value();
+    REQUIRE(back.security);
+    CHECK(back.security->seccomp == "filter");
+    CHECK(back.security->seccomp_filters == 1);
+    CHECK(back.security->seccomp_skipped == std::vector<std::string>{"mseal"});
+    CHECK(back.security->landlock_abi == 7);
+    CHECK(back.security->landlock_dropped == std::vector<std::string>{"ioctl_dev"});
+    CHECK(back.security->no_new_privileges);
+    CHECK(back.security->caps_effective == 0xa80425fbull);
+    CHECK(back.security->caps_bounding == 0x1ffffffffffull);
+    r.security->landlock_abi.reset();
+    CHECK(encode_record(r).find("landlockAbi") == std::string::npos);
+}

@@ -128,8 +128,15 @@ TEST_CASE("features prints the runtime-spec features document", "[integration][c
     CHECK(namespaces.size() == 8);
     CHECK(f["linux"]["cgroup"]["v2"].boolean());
     CHECK_FALSE(f["linux"]["cgroup"]["v1"].boolean());
-    // husk has no seccomp support yet: it must not claim any (features.md: "enabled" means it is supported).
-    CHECK_FALSE(f["linux"]["seccomp"]["enabled"].boolean());
+    // features.md: "enabled" means supported; the lists are what husk resolves.
+    CHECK(f["linux"]["seccomp"]["enabled"].boolean());
+    std::vector<std::string> actions = f["linux"]["seccomp"]["actions"].strs();
+    CHECK(std::set<std::string>(actions.begin(), actions.end()).count("SCMP_ACT_NOTIFY") == 1);
+    // This host's kernel has Landlock ABI 7 (husk's own extension, not in features-linux.md).
+    CHECK(f["linux"]["landlock"]["enabled"].boolean());
+    CHECK(f["linux"]["landlock"]["abi"].num() >= 1);
+    std::vector<std::string> fs = f["linux"]["landlock"]["accessFS"].strs();
+    CHECK(std::set<std::string>(fs.begin(), fs.end()).count("write_file") == 1);
     check_nothing_left(sb);
 }
 
