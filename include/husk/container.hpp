@@ -81,8 +81,13 @@ Result<void> update_container(const Runtime& runtime, const std::string& id, con
 // `husk events`: runc's event stream, one JSON object per line (runc types/events.go).
 // The container's cgroup counters now: {"type":"stats","id":ID,"data":{...}}.
 Result<std::string> container_stats_event(const Runtime& runtime, const std::string& id);
-// Calls emit with a stats event every interval and an {"type":"oom","id":ID} event whenever memory.events
-// oom_kill rises, until the container stops; then returns success.
+// Calls emit with the container's status first ({"type":"created"|"started","id":ID}), then, as they happen:
+// a stats event every interval; {"type":"started"} at start; {"type":"oom"} when memory.events oom_kill rises;
+// {"type":"pids-limit","data":{"count":N}} when pids.events max rises by N; {"type":REASON,"data":{"detail":..}}
+// when the monitor records the cause of a stop it makes (timeout, output-limit, cpu-limit); and last
+// {"type":"stopped","data":{code, signal, reason, detail, finished, factors, usage}} (husk.exit as `state`
+// prints it, with the husk object's finished, factors and usage), after which it returns success.
+// A container that is not created, running or paused is an error.
 Result<void> watch_container_events(const Runtime& runtime, const std::string& id, std::chrono::milliseconds interval,
                                     const std::function<void(const std::string& line)>& emit);
 

@@ -1,11 +1,17 @@
 // events: the container's cgroup counters as runc's JSON events, once (--stats) or as a stream that also
-// reports OOM kills and ends when the container stops.
+// reports the container's transitions as they happen (created, started, oom, pids-limit, the cause the monitor
+// records before it stops the container, stopped with the verdict) and ends after `stopped`.
 #include <poll.h>
+#include <sys/file.h>
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
+#include <cstring>
 
+#include "base/json_writer.hpp"
 #include "cgroup/hierarchy.hpp"
 #include "cgroup/stats.hpp"
 #include "container/observe.hpp"
@@ -17,47 +23,273 @@ namespace {
 
 using container::Status;
 
-// The record of a container whose init is alive. The state lock is held only while reading: a watcher that
-// runs for hours must not block delete.
-Result<state::Record> live_record(const Runtime& runtime, const std::string& id) {
+// StateDir's record file: written as tmp + fsync + rename, so a new version arrives as IN_MOVED_TO.
+constexpr const char* record_file = "state.json";
+// How long the stream waits for the monitor's verdict after init has gone, as `state` does.
+constexpr int verdict_wait_ms = 2000;
+
+// The record, read under the shared lock and released right after: a watcher that runs for hours must not block
+// delete, start or the monitor. Nothing when the record is gone (the container was deleted).
+Result<std::optional<state::Record>> read_record_briefly(state::StateDir& dir) {
+    TRY(dir.lock(state::Lock::shared));
+    auto record = dir.read_record();
+    ::flock(dir.lock_fd(), LOCK_UN);
+    if (record) return std::optional<state::Record>(std::move(*record));
+    if (record.error().err == ENOENT) return std::optional<state::Record>();
+    return std::unexpected(record.error());
+}
+
+// The record and status of a container whose init is alive, read under the shared lock (released on return).
+struct Live {
+    state::StateDir dir;
+    state::Record record;
+    Status status;
+};
+
+Result<Live> open_live(const Runtime& runtime, const std::string& id, int inotify = -1, int* state_watch = nullptr) {
     auto dir = TRY(state::StateDir::open(runtime.root, id));
+    if (inotify >= 0) {
+        // Watch before reading, so no write between the read and the watch goes unseen. Through /proc/self/fd:
+        // the directory just opened, not whatever the path names by now.
+        std::string self = "/proc/self/fd/" + std::to_string(dir.fd());
+        *state_watch = ::inotify_add_watch(inotify, self.c_str(), IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE_SELF);
+        if (*state_watch < 0) return fail_sys(errno, "inotify_add_watch", dir.path());
+    }
     TRY(dir.lock(state::Lock::shared));
     std::optional<state::Record> record;
     if (auto r = dir.read_record()) record = std::move(*r);
     else if (r.error().err != ENOENT) return std::unexpected(r.error());
     Status status = container::observe(dir, record).status;
+    ::flock(dir.lock_fd(), LOCK_UN);
     // runc refuses a stopped container with the same words.
     if (!record || status == Status::stopped || status == Status::creating)
         return fail_msg("container with id " + id + " is not running");
     if (record->cgroup_path.empty())
         return fail_msg("events needs the container's cgroup, and this container has none (--cgroup-manager disabled)");
-    return std::move(*record);
+    return Live{std::move(dir), std::move(*record), status};
 }
 
-// Reads oom_kill and emits one oom event when it rose since the last look. A cgroup that is gone (the
-// container was deleted) simply has nothing more to report.
-class OomWatch {
+// A counter in a cgroup events file (memory.events oom_kill, pids.events max) and how much it rose since the
+// last look. A file that is missing (controller not enabled) or gone (the cgroup was removed) never rises.
+class RisingCounter {
 public:
-    OomWatch(int dir_fd, std::string where) : dir_fd_(dir_fd), where_(std::move(where)) {
-        if (auto count = cgroup::read_oom_count(dir_fd_, where_); count && *count) last_ = **count;
-    }
-    void check(const std::string& id, const std::function<void(const std::string&)>& emit) {
-        auto count = cgroup::read_oom_count(dir_fd_, where_);
-        if (!count || !*count || **count <= last_) return;
-        last_ = **count;
-        emit(cgroup::oom_event_json(id));
+    using Reader = std::function<std::optional<std::uint64_t>()>;
+    explicit RisingCounter(Reader read) : read_(std::move(read)), last_(read_().value_or(0)) {}
+    std::uint64_t rise() {
+        std::optional<std::uint64_t> now = read_();
+        if (!now || *now <= last_) return 0;
+        std::uint64_t rose = *now - last_;
+        last_ = *now;
+        return rose;
     }
 
 private:
-    int dir_fd_;
-    std::string where_;
-    std::uint64_t last_ = 0;
+    Reader read_;
+    std::uint64_t last_;
+};
+
+std::optional<std::uint64_t> read_pids_max_events(int dir_fd, const std::string& where) {
+    auto counters = cgroup::read_keyed_counters(dir_fd, "pids.events", where);
+    if (!counters || !*counters) return std::nullopt;
+    for (const auto& [key, value] : **counters)
+        if (key == "max") return value;
+    return std::nullopt;
+}
+
+// {"type":TYPE,"id":ID} with "data" when data writes it: the shape of runc's events.
+std::string event_json(std::string_view type, std::string_view id,
+                       const std::function<void(JsonWriter&)>& data = nullptr) {
+    JsonWriter w;
+    w.begin_object();
+    w.key("type").string(type);
+    w.key("id").string(id);
+    if (data) {
+        w.key("data").begin_object();
+        data(w);
+        w.end_object();
+    }
+    w.end_object();
+    return w.str();
+}
+
+// The transitions of one container, told once each, in the order they happened.
+class EventStream {
+public:
+    using Emit = std::function<void(const std::string& line)>;
+
+    EventStream(Live live, UniqueFd inotify, int state_watch, Emit emit)
+        : dir_(std::move(live.dir)), last_(std::move(live.record)), first_status_(live.status),
+          inotify_(std::move(inotify)), state_watch_(state_watch), emit_(std::move(emit)) {}
+
+    Result<void> run(std::chrono::milliseconds interval) {
+        std::string where = last_.cgroup_mount + last_.cgroup_path;
+        UniqueFd cgroup = TRY(cgroup::open_cgroup_dir(last_.cgroup_mount, last_.cgroup_path));
+        // cgroup-v2.rst: a value change in an events file generates a file modified event. A file that does not
+        // exist (its controller is not enabled) has no events to report. Watched before the first read.
+        int memory_watch = TRY(watch_file(where + "/memory.events"));
+        int pids_watch = TRY(watch_file(where + "/pids.events"));
+        int fd = cgroup.get();
+        RisingCounter ooms([fd, where] {
+            auto count = cgroup::read_oom_count(fd, where);
+            return count ? *count : std::nullopt;
+        });
+        RisingCounter pids_hits([fd, where] { return read_pids_max_events(fd, where); });
+        auto check_counters = [&] {
+            if (ooms.rise()) emit_(cgroup::oom_event_json(last_.id));
+            if (std::uint64_t hits = pids_hits.rise())
+                emit_(event_json("pids-limit", last_.id, [hits](JsonWriter& w) { w.key("count").unsigned_integer(hits); }));
+        };
+
+        // Everything is watched now: the status the stream starts from, so a client knows where the container
+        // is, and a cause already recorded (the grace after a timeout is running) is part of that.
+        if (first_status_ == Status::created) {
+            emit_(event_json("created", last_.id));
+        } else {
+            told_started_ = true;
+            emit_(event_json("started", last_.id));
+        }
+        tell_changes(last_);
+
+        std::optional<UniqueFd> init = state::open_live_pidfd(last_.pid, last_.pid_start_time, last_.boot_id);
+        using Clock = std::chrono::steady_clock;
+        Clock::time_point next = Clock::now() + interval;
+        while (init) {
+            auto wait = std::chrono::ceil<std::chrono::milliseconds>(next - Clock::now());
+            pollfd fds[2] = {{init->get(), POLLIN, 0}, {inotify_.get(), POLLIN, 0}};
+            int ready = ::poll(fds, 2, static_cast<int>(std::clamp<std::int64_t>(wait.count(), 0, INT_MAX)));
+            if (ready < 0) {
+                if (errno == EINTR) continue;
+                return fail_sys(errno, "poll");
+            }
+            if (fds[1].revents) {
+                Changes changes = drain_inotify(memory_watch, pids_watch);
+                if (changes.counters) check_counters();
+                if (changes.gone) break;
+                if (changes.record) {
+                    auto record = TRY(read_record_briefly(dir_));
+                    if (!record || record->pid != last_.pid) break;  // deleted (and perhaps created again)
+                    tell_changes(*record);
+                    if (record->exit) break;
+                }
+            }
+            if (fds[0].revents) {
+                // Init is gone: an OOM kill or pids-limit hit that led there is already counted.
+                check_counters();
+                break;
+            }
+            Clock::time_point now = Clock::now();
+            if (now < next) continue;
+            auto stats = cgroup::read_stats(cgroup.get(), where);
+            if (!stats) {
+                if (!state::open_live_pidfd(last_.pid, last_.pid_start_time, last_.boot_id)) break;
+                return std::unexpected(stats.error());
+            }
+            emit_(cgroup::stats_event_json(last_.id, *stats));
+            next += interval;
+            if (next <= now) next = now + interval;  // a slow reader: do not burst to catch up
+        }
+        return stop();
+    }
+
+private:
+    struct Changes {
+        bool record = false;    // a new state.json
+        bool counters = false;  // memory.events or pids.events changed
+        bool gone = false;      // the state directory was removed
+    };
+
+    Result<int> watch_file(const std::string& path) {
+        int wd = ::inotify_add_watch(inotify_.get(), path.c_str(), IN_MODIFY);
+        if (wd < 0 && errno != ENOENT) return fail_sys(errno, "inotify_add_watch", path);
+        return wd;
+    }
+
+    Changes drain_inotify(int memory_watch, int pids_watch) {
+        Changes changes;
+        alignas(inotify_event) char buffer[4096];
+        ssize_t n;
+        while ((n = ::read(inotify_.get(), buffer, sizeof buffer)) > 0) {
+            for (char* at = buffer; at < buffer + n;) {
+                const auto* event = reinterpret_cast<const inotify_event*>(at);
+                at += sizeof(inotify_event) + event->len;
+                if (event->wd == state_watch_) {
+                    if (event->mask & (IN_DELETE_SELF | IN_IGNORED)) changes.gone = true;
+                    else if (event->len && std::strcmp(event->name, record_file) == 0) changes.record = true;
+                } else if ((event->wd == memory_watch || event->wd == pids_watch) && (event->mask & IN_MODIFY)) {
+                    changes.counters = true;
+                }
+            }
+        }
+        return changes;
+    }
+
+    // What is new in record since the last one read: start, and the cause the monitor records before it
+    // signals (timeout, output-limit, cpu-limit), each told once.
+    void tell_changes(const state::Record& record) {
+        if (!told_started_ && !record.started.empty()) {
+            told_started_ = true;
+            emit_(event_json("started", record.id));
+        }
+        if (!told_cause_ && record.cause) {
+            told_cause_ = true;
+            const state::StopCause& cause = *record.cause;
+            emit_(event_json(cause.reason, record.id, [&cause](JsonWriter& w) { w.key("detail").string(cause.detail); }));
+        }
+        if (&record != &last_) last_ = record;
+    }
+
+    // Init has gone: the monitor's verdict, waited for as `state` waits for it, then `stopped`, the last event.
+    Result<void> stop() {
+        auto record = TRY(read_record_briefly(dir_));
+        if (record && record->pid == last_.pid && !record->exit) {
+            if (auto monitor = state::open_live_pidfd(last_.monitor_pid, last_.monitor_start_time, last_.boot_id)) {
+                pollfd exited{monitor->get(), POLLIN, 0};
+                while (::poll(&exited, 1, verdict_wait_ms) < 0 && errno == EINTR) {
+                }
+                record = TRY(read_record_briefly(dir_));
+            }
+        }
+        bool deleted = !record || record->pid != last_.pid;
+        if (!deleted) tell_changes(*record);
+        const state::Record& final = last_;
+        bool monitor_alive = state::open_live_pidfd(final.monitor_pid, final.monitor_start_time, final.boot_id).has_value();
+        emit_(event_json("stopped", final.id, [&](JsonWriter& w) {
+            if (deleted) {
+                w.key("reason").string("unknown");
+                w.key("detail").string("the container was deleted before its exit was recorded");
+                return;
+            }
+            if (!final.exit && monitor_alive) {
+                w.key("reason").string("unknown");
+                w.key("detail").string("the monitor had not recorded the exit 2 s after init ended");
+                return;
+            }
+            // The verdict, or what `state` says when the monitor was lost.
+            container::write_exit_members(w, final);
+            if (final.exit) {
+                w.key("finished").string(final.exit->finished);
+                state::write_factors(w, final.exit->factors);
+                state::write_usage(w, final.exit->usage);
+            }
+        }));
+        return {};
+    }
+
+    state::StateDir dir_;
+    state::Record last_;
+    Status first_status_;
+    UniqueFd inotify_;
+    int state_watch_;
+    Emit emit_;
+    bool told_started_ = false;
+    bool told_cause_ = false;
 };
 
 }  // namespace
 
 Result<std::string> container_stats_event(const Runtime& runtime, const std::string& id) {
-    state::Record record = TRY(live_record(runtime, id));
+    Live live = TRY(open_live(runtime, id));
+    const state::Record& record = live.record;
     std::string where = record.cgroup_mount + record.cgroup_path;
     UniqueFd dir = TRY(cgroup::open_cgroup_dir(record.cgroup_mount, record.cgroup_path));
     cgroup::Stats stats = TRY(cgroup::read_stats(dir.get(), where));
@@ -66,55 +298,14 @@ Result<std::string> container_stats_event(const Runtime& runtime, const std::str
 
 Result<void> watch_container_events(const Runtime& runtime, const std::string& id, std::chrono::milliseconds interval,
                                     const std::function<void(const std::string& line)>& emit) {
-    using Clock = std::chrono::steady_clock;
     if (interval <= std::chrono::milliseconds(0)) return fail_msg("the interval must be greater than 0");
-    state::Record record = TRY(live_record(runtime, id));
-    std::optional<UniqueFd> init = state::open_live_pidfd(record.pid, record.pid_start_time, record.boot_id);
-    if (!init) return {};  // it stopped since we looked: nothing left to watch
-    std::string where = record.cgroup_mount + record.cgroup_path;
-    UniqueFd dir = TRY(cgroup::open_cgroup_dir(record.cgroup_mount, record.cgroup_path));
-
-    // cgroup-v2.rst: a value change in memory.events generates a file modified event. Without the memory
-    // controller the file does not exist and there can be no OOM kill to report.
     int raw_inotify = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
     if (raw_inotify < 0) return fail_sys(errno, "inotify_init1");
     UniqueFd inotify(raw_inotify);
-    std::string events_file = where + "/memory.events";
-    if (::inotify_add_watch(inotify.get(), events_file.c_str(), IN_MODIFY) < 0 && errno != ENOENT)
-        return fail_sys(errno, "inotify_add_watch", events_file);
-    OomWatch oom(dir.get(), where);
-
-    Clock::time_point next = Clock::now() + interval;
-    for (;;) {
-        auto wait = std::chrono::ceil<std::chrono::milliseconds>(next - Clock::now());
-        pollfd fds[2] = {{init->get(), POLLIN, 0}, {inotify.get(), POLLIN, 0}};
-        int ready = ::poll(fds, 2, static_cast<int>(std::max<std::int64_t>(wait.count(), 0)));
-        if (ready < 0) {
-            if (errno == EINTR) continue;
-            return fail_sys(errno, "poll");
-        }
-        if (fds[1].revents) {
-            char buffer[4096];
-            while (::read(inotify.get(), buffer, sizeof buffer) > 0) {
-            }
-            oom.check(id, emit);
-        }
-        if (fds[0].revents) {
-            // Init is gone: an OOM kill that ended it is already counted, report it before leaving.
-            oom.check(id, emit);
-            return {};
-        }
-        Clock::time_point now = Clock::now();
-        if (now < next) continue;
-        auto stats = cgroup::read_stats(dir.get(), where);
-        if (!stats) {
-            if (!state::open_live_pidfd(record.pid, record.pid_start_time, record.boot_id)) return {};
-            return std::unexpected(stats.error());
-        }
-        emit(cgroup::stats_event_json(id, *stats));
-        next += interval;
-        if (next <= now) next = now + interval;  // a slow reader: do not burst to catch up
-    }
+    int state_watch = -1;
+    Live live = TRY(open_live(runtime, id, inotify.get(), &state_watch));
+    EventStream stream(std::move(live), std::move(inotify), state_watch, emit);
+    return stream.run(interval);
 }
 
 }  // namespace husk

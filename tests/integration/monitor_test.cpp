@@ -12,72 +12,11 @@
 #include <thread>
 
 #include "harness.hpp"
+#include "monitor_support.hpp"
 
 using namespace husk::test;
 using Catch::Matchers::Contains;
 
-namespace {
-
-void require_ok(const Output& out) {
-    INFO(out.describe());
-    REQUIRE(out.exit_code == 0);
-}
-
-Bundle with_args(Sandbox& sb, std::vector<std::string> args) {
-    Bundle b = sb.bundle();
-    b.config["process"]["args"] = Json::strings(args);
-    return b;
-}
-
-// husk's own record in the state dir (monitorPid and the recorded cause are not part of the OCI state).
-Json state_record(const Sandbox& sb, const std::string& id) {
-    return Json::parse(read_file(sb.root() + "/" + id + "/state.json"));
-}
-
-// Waits until the container has stopped and the monitor has written husk.exit; returns that state.
-Json wait_for_exit(Sandbox& sb, const std::string& id, Ms timeout = Ms(20000)) {
-    Json st = sb.wait_for_status(id, "stopped", timeout);
-    for (int i = 0; i < 250 && !st["husk"].contains("exit"); ++i) {
-        std::this_thread::sleep_for(Ms(20));
-        st = sb.state(id);
-    }
-    INFO("state: " << st.dump());
-    REQUIRE(st["status"].str() == "stopped");
-    REQUIRE(st["husk"].contains("exit"));
-    return st;
-}
-
-bool wait_for_output(const Output& from, std::string_view text, Ms timeout = Ms(10000)) {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (from.current_out().find(text) == std::string::npos) {
-        if (std::chrono::steady_clock::now() > deadline) return false;
-        std::this_thread::sleep_for(Ms(20));
-    }
-    return true;
-}
-
-// create + start; returns init's pid.
-pid_t create_and_start(Sandbox& sb, const Bundle& b, const std::string& id, std::vector<std::string> flags = {}) {
-    Output created = sb.create(b, id, std::move(flags));
-    require_ok(created);
-    require_ok(sb.husk({"start", id}));
-    pid_t pid = static_cast<pid_t>(sb.state(id)["pid"].num());
-    REQUIRE(pid > 0);
-    sb.track_pid(pid);
-    return pid;
-}
-
-void delete_and_check(Sandbox& sb, const std::string& id) {
-    require_ok(sb.husk({"delete", id}));
-    check_nothing_left(sb);
-}
-
-// Reaps `pid` when it was reparented to us (the test may run under a subreaper, or be one).
-void reap_if_ours(pid_t pid) {
-    if (proc_parent(pid) == getpid()) waitpid(pid, nullptr, 0);
-}
-
-}  // namespace
 
 TEST_CASE("husk run --timeout 2s ends sleep 100 promptly and state says timeout", "[integration][monitor]") {
     Sandbox sb;
@@ -347,7 +286,7 @@ TEST_CASE("a timeout recorded before the monitor was lost is still the reason", 
     delete_and_check(sb, id);
 }
 
-TEST_CASE("malformed wall-time flags and annotations are clear errors that leave nothing behind",
+TEST_CASE("malformed limit flags and annotations are clear errors that leave nothing behind",
           "[integration][monitor]") {
     struct Case {
         std::vector<std::string> flags;
@@ -364,6 +303,12 @@ TEST_CASE("malformed wall-time flags and annotations are clear errors that leave
         {{}, {{"run.husk.timeout", "0"}}, "annotations[\"run.husk.timeout\"]: must be greater than 0", 1},
         {{}, {{"run.husk.kill-grace", "fast"}}, "annotations[\"run.husk.kill-grace\"]: invalid duration \"fast\"", 1},
         {{}, {{"run.husk.stop-signal", "SIGBOGUS"}}, "annotations[\"run.husk.stop-signal\"]: unknown signal", 1},
+        {{"--output-limit", "0"}, {}, "--output-limit: must be greater than 0", 2},
+        {{"--output-limit", "lots"}, {}, "--output-limit: invalid size \"lots\"", 2},
+        {{"--cpu-limit", "-2s"}, {}, "--cpu-limit: invalid duration \"-2s\"", 2},
+        {{}, {{"run.husk.output-limit", "0"}}, "annotations[\"run.husk.output-limit\"]: must be greater than 0", 1},
+        {{}, {{"run.husk.cpu-limit", "0"}}, "annotations[\"run.husk.cpu-limit\"]: must be greater than 0", 1},
+        {{}, {{"run.husk.cpu-budget", "1s"}}, "annotations[\"run.husk.cpu-budget\"]: unknown husk annotation", 1},
     }));
     std::string verb = GENERATE(std::string("create"), std::string("run"));
     Sandbox sb;

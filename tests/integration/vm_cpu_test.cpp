@@ -29,6 +29,27 @@ TEST_CASE("cpu quota and period throttle a busy loop (cpu.stat nr_throttled)", "
     check_nothing_left(sb);
 }
 
+TEST_CASE("a CPU budget under a cpu.max quota is counted in CPU time, not wall time", "[.vm][cpu][cpu-limit]") {
+    require_vm();
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    b.config["linux"]["resources"]["cpu"] = Json::object({{"quota", 50000}, {"period", 100000}});
+    b.config["process"]["args"] = Json::strings({"/bin/sh", "-c", "while :; do :; done"});
+    std::string id = sb.id("budget");
+    Output run = sb.run(b, id, {"--keep", "--cpu-limit", "300ms"});
+    INFO(run.describe());
+    CHECK(run.exit_code == 128 + 9);
+    // Half a CPU: 300 ms of CPU take at least ~600 ms of wall time.
+    CHECK(run.elapsed >= Ms(550));
+    Json st = wait_for_exit(sb, id);
+    INFO("state: " << st.dump());
+    CHECK(st["husk"]["exit"]["reason"].str() == "cpu-limit");
+    CHECK(st["husk"]["usage"]["cpuUsec"].num() >= 300000);
+    CHECK(st["husk"]["usage"]["cpuUsec"].num() < 450000);
+    require_ok(sb.husk({"delete", id}));
+    check_nothing_left(sb);
+}
+
 TEST_CASE("cpu shares, burst and idle land in cpu.weight, cpu.max.burst and cpu.idle", "[.vm][cpu]") {
     // The conversion of runc >= 1.3.2 and crun >= 1.23 (src/cgroup/limits.cpp) maps the fixed points 2 → 1,
     // 1024 → 100 (both defaults) and 262144 → 10000; 512 → 59 on its log-quadratic curve.

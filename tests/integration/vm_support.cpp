@@ -51,10 +51,6 @@ bool wait_until(const std::function<bool()>& done, Ms timeout) {
     return true;
 }
 
-bool wait_for_output(const Output& from, std::string_view text, Ms timeout) {
-    return wait_until([&] { return from.current_out().find(text) != std::string::npos; }, timeout);
-}
-
 std::vector<Json> json_lines(const std::string& text) {
     std::vector<Json> out;
     for (const std::string& line : lines(text))
@@ -62,23 +58,7 @@ std::vector<Json> json_lines(const std::string& text) {
     return out;
 }
 
-void add_capability(Json& config, const std::string& cap) {
-    for (const char* set : {"bounding", "effective", "permitted"}) config["process"]["capabilities"][set].push_back(cap);
-}
-
-void share_host_pid_namespace(Json& config) {
-    Json kept = Json::array();
-    for (const Json& ns : config["linux"]["namespaces"].items())
-        if (ns["type"].str() != "pid") kept.push_back(ns);
-    config["linux"]["namespaces"] = kept;
-}
-
 void touch_in_rootfs(const Bundle& bundle, const std::string& name) { write_file(bundle.rootfs() + name, ""); }
-
-void require_ok(const Output& out) {
-    INFO(out.describe());
-    REQUIRE(out.exit_code == 0);
-}
 
 void kill_and_delete(Sandbox& sb, const std::string& id) {
     require_ok(sb.husk({"kill", id, "KILL"}));

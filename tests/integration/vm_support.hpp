@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "harness.hpp"
+#include "monitor_support.hpp"  // require_ok, wait_for_output, wait_for_exit
 
 namespace husk::test::vm {
 
@@ -28,23 +29,11 @@ long long keyed_value(const std::string& path, std::string_view key);
 // Polls `done` every 20 ms until it holds or `timeout` passes; returns its last result.
 bool wait_until(const std::function<bool()>& done, Ms timeout = Ms(10000));
 
-// True once the command's stdout (a container's, for `create`) contains `text`.
-bool wait_for_output(const Output& from, std::string_view text, Ms timeout = Ms(10000));
-
 // The JSON lines the probe printed so far.
 std::vector<Json> json_lines(const std::string& text);
 
-// Adds `cap` ("CAP_MKNOD") to the bounding, effective and permitted sets of process.capabilities.
-void add_capability(Json& config, const std::string& cap);
-
-// Drops the pid namespace, so the container's other processes are not killed along with init.
-void share_host_pid_namespace(Json& config);
-
 // Creates `name` in the bundle's rootfs (the workloads poll for such files: "/tmp/go").
 void touch_in_rootfs(const Bundle& bundle, const std::string& name);
-
-// REQUIREs exit status 0, describing the command otherwise.
-void require_ok(const Output& out);
 
 // `husk kill ID KILL`, wait for stopped, `husk delete ID`.
 void kill_and_delete(Sandbox& sb, const std::string& id);
