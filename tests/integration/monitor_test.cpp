@@ -358,3 +358,37 @@ TEST_CASE("under a subreaper caller, a timed-out init is still reaped by the cal
     CHECK(st["husk"]["exit"]["code"].num() == 128 + SIGTERM);
     delete_and_check(sb, id);
 }
+
+TEST_CASE("a fork loop under a timeout is ended entirely by the kill, even outside a pid namespace",
+          "[integration][monitor]") {
+    Sandbox sb;
+    // Without a pid namespace init's death does not take the others along: only cgroup.kill can.
+    Bundle b = with_args(sb, {"/bin/sh", "-c", "while :; do /bin/sleep 100 & done"});
+    share_host_pid_namespace(b.config);
+    std::string id = sb.id("forkloop");
+    Output run = sb.run(b, id, {"--keep", "--timeout", "1s", "--kill-grace", "0"});
+    INFO(run.describe());
+    CHECK(run.exit_code == 128 + SIGKILL);
+    Json st = wait_for_exit(sb, id);
+    INFO("state: " << st.dump());
+    CHECK(st["husk"]["exit"]["reason"].str() == "timeout");
+    CHECK(st["husk"]["exit"]["detail"].str() == "wall-time limit 1s reached; killed at once (kill-grace 0)");
+    // Every process the loop made is gone (check_nothing_left looks for the sandbox's marker).
+    delete_and_check(sb, id);
+}
+
+TEST_CASE("delete --force racing the monitor's final write leaves nothing behind", "[integration][monitor]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/bin/sh", "-c", "exit 3"});
+    for (int i = 0; i < 10; ++i) {
+        std::string id = sb.id("race" + std::to_string(i));
+        require_ok(sb.create(b, id));
+        require_ok(sb.husk({"start", id}));
+        // The container exits at once: delete meets the monitor before, during or after its verdict.
+        Output deleted = sb.husk({"delete", "--force", id});
+        INFO(deleted.describe());
+        CHECK(deleted.exit_code == 0);
+        CHECK(sb.husk({"state", id}).exit_code == 1);
+    }
+    check_nothing_left(sb);
+}
