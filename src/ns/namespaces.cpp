@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <string>
 
+#include "base/procfs.hpp"
+
 #include "base/fs.hpp"
 
 namespace husk::ns {
@@ -120,9 +122,9 @@ Result<void> ForChildren::restore() {
 
 Result<void> write_id_maps(const NamespacePlan& plan, pid_t child) {
     if (!plan.new_user) return {};
-    std::string proc = "/proc/" + std::to_string(child);
-    if (auto r = write_existing_file(proc + "/uid_map", plan.uid_map); !r) return fail(r.error().context("linux.uidMappings"));
-    if (auto r = write_existing_file(proc + "/gid_map", plan.gid_map); !r) return fail(r.error().context("linux.gidMappings"));
+    UniqueFd proc = TRY(open_proc_pid(child));
+    if (auto r = write_proc_file(proc.get(), "uid_map", plan.uid_map); !r) return fail(r.error().context("linux.uidMappings"));
+    if (auto r = write_proc_file(proc.get(), "gid_map", plan.gid_map); !r) return fail(r.error().context("linux.gidMappings"));
     return {};
 }
 

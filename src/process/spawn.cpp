@@ -10,6 +10,7 @@
 #include <string>
 
 #include "base/fs.hpp"
+#include "base/procfs.hpp"
 #include "base/send_fd.hpp"
 #include "base/sys.hpp"
 #include "hooks/hooks.hpp"
@@ -137,8 +138,8 @@ Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, con
     auto setup = [&]() -> Result<void> {
         TRY(ns::write_id_maps(plan.namespaces, child.pid));
         if (options.oom_score_adj) {
-            auto r = write_existing_file("/proc/" + std::to_string(child.pid) + "/oom_score_adj",
-                                         std::to_string(*options.oom_score_adj));
+            UniqueFd proc = TRY(open_proc_pid(child.pid));
+            auto r = write_proc_file(proc.get(), "oom_score_adj", std::to_string(*options.oom_score_adj));
             if (!r) return fail(r.error().context("process.oomScoreAdj"));
         }
         TRY(send_message(parent_end.get(), SyncType::go));
