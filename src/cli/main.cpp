@@ -35,8 +35,9 @@ void print_help(const po::options_description& options) {
                 "Usage: husk [global options] COMMAND [command options] [arguments]\n\nCommands:\n");
     for (const Verb& verb : verbs()) std::printf("  %-10s %s\n", verb.name, verb.summary);
     std::printf("\n%s\nRun 'husk COMMAND --help' for a command's options.\n"
-                "husk's own limits: create and run take --timeout, --kill-grace and --stop-signal (or the\n"
-                "run.husk.* annotations they set); `husk state` says why a container stopped (husk.exit.reason).\n",
+                "husk's own limits: create and run take --timeout, --kill-grace, --stop-signal, --output-limit and\n"
+                "--cpu-limit (or the run.husk.* annotations they set); `husk state` says why a container stopped\n"
+                "(husk.exit.reason) and what was in force (husk.security).\n",
                 (std::ostringstream() << options).str().c_str());
 }
 
