@@ -14,7 +14,7 @@
 #include <string>
 #include <type_traits>
 
-#include "husk/unique_fd.hpp"
+#include "base/run_in_child.hpp"
 #include "seccomp/filter.hpp"
 #include "spec/parse.hpp"
 
@@ -53,39 +53,20 @@ Call call(long number, Args... args) {
 }
 
 template <typename Report>
-struct Outcome {
-    bool reported = false;  // false: the child died before writing its report
-    Report report{};
-    int status = 0;  // waitpid status
-    bool killed_by(int signal) const { return WIFSIGNALED(status) && WTERMSIG(status) == signal; }
-};
+using Outcome = ChildOutcome<Report>;
 
 // Forks; the child sets no_new_privs (seccomp(2) needs it without CAP_SYS_ADMIN) and RLIMIT_CORE 0 (SIGSYS
 // dumps core), loads `plan`, runs body() and writes its Report to a pipe. The plan must allow write and
 // exit_group. A load failure is reported as exit status 100 + errno.
 template <typename Report, typename Body>
 Outcome<Report> run_filtered(const SeccompPlan& plan, Body body) {
-    static_assert(std::is_trivially_copyable_v<Report>, "the report crosses a pipe as raw bytes");
-    int fds[2];
-    REQUIRE(::pipe2(fds, O_CLOEXEC) == 0);
-    UniqueFd read_end(fds[0]), write_end(fds[1]);
-    pid_t pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-        read_end.reset();
+    Outcome<Report> outcome = fork_and_report<Report>([&]() -> Report {
         rlimit no_core{0, 0};
         ::setrlimit(RLIMIT_CORE, &no_core);
         if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) ::_exit(99);
         if (auto loaded = apply_seccomp(plan); !loaded) ::_exit(100 + loaded.error().err);
-        Report report = body();
-        ssize_t n = ::write(write_end.get(), &report, sizeof report);
-        ::_exit(n == static_cast<ssize_t>(sizeof report) ? 0 : 1);
-    }
-    write_end.reset();
-    Outcome<Report> outcome;
-    ssize_t n = ::read(read_end.get(), &outcome.report, sizeof outcome.report);
-    outcome.reported = n == static_cast<ssize_t>(sizeof outcome.report);
-    REQUIRE(::waitpid(pid, &outcome.status, 0) == pid);
+        return body();
+    });
     INFO("child wait status " << outcome.status);
     if (!outcome.reported && WIFEXITED(outcome.status))
         FAIL("the child exited with " << WEXITSTATUS(outcome.status) << " before reporting (100 + errno: load failed)");
