@@ -88,12 +88,14 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     Launch& launch = *owned;
     launch.bundle = TRY(load_bundle(options));
     const spec::Spec& spec = launch.bundle.spec;
-    launch.policy = stop_policy(TRY(spec::parse_husk_annotations(spec.annotations)));
+    spec::HuskAnnotations husk = TRY(spec::parse_husk_annotations(spec.annotations));
+    launch.policy = stop_policy(husk);
     if (spec.process->terminal && options.console_socket.empty())
         return fail_msg("process.terminal is true: --console-socket is required to receive the pty master");
     auto cgroup_plan = TRY(cgroup::prepare_cgroup(spec, options.id, manager_of(runtime.cgroup_manager)));
     launch.plan = TRY(process::prepare_container(
-        spec, process::PlanOptions{launch.bundle.rootfs, launch.bundle.dir, options.no_pivot, options.preserve_fds}));
+        spec, process::PlanOptions{launch.bundle.rootfs, launch.bundle.dir, options.no_pivot, options.preserve_fds,
+                                   husk.seccomp_skip_unknown}));
     launch.buffers = std::make_unique<process::ChildBuffers>();
     if (!options.console_socket.empty()) launch.console_socket = TRY(connect_console_socket(options.console_socket));
 

@@ -1,18 +1,15 @@
 #include "process/container_plan.hpp"
 
-#include "spec/annotations.hpp"
-
 namespace husk::process {
 namespace {
 
 // The security steps (DESIGN.md §6): compiled here, loaded by init; and what init must then report.
-Result<void> prepare_security(const spec::Spec& spec, ContainerPlan& plan) {
+Result<void> prepare_security(const spec::Spec& spec, const PlanOptions& options, ContainerPlan& plan) {
     const spec::Process& process = *spec.process;
     if (spec.linux && spec.linux->seccomp) {
-        auto annotations = TRY(spec::parse_husk_annotations(spec.annotations));
-        seccomp::SeccompOptions options;
-        if (annotations.seccomp_skip_unknown) options.unknown_syscalls = seccomp::UnknownSyscalls::skip_allowed;
-        plan.seccomp = TRY(seccomp::prepare_seccomp(*spec.linux->seccomp, options));
+        seccomp::SeccompOptions seccomp_options;
+        if (options.seccomp_skip_unknown) seccomp_options.unknown_syscalls = seccomp::UnknownSyscalls::skip_allowed;
+        plan.seccomp = TRY(seccomp::prepare_seccomp(*spec.linux->seccomp, seccomp_options));
     }
     if (process.landlock) plan.landlock = TRY(landlock::prepare_landlock(*process.landlock, TRY(landlock::probe_abi())));
     plan.expected.seccomp = plan.seccomp.has_value();
@@ -41,8 +38,11 @@ Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOption
         .create_container_hooks = TRY(hooks::prepare_child_hooks(spec.hooks.create_container, "createContainer")),
         .start_container_hooks = TRY(hooks::prepare_child_hooks(spec.hooks.start_container, "startContainer")),
         .exec = TRY(prepare_exec(spec, options.preserve_fds)),
+        .landlock = {},  // prepare_security fills these three
+        .seccomp = {},
+        .expected = {},
     };
-    TRY(prepare_security(spec, plan));
+    TRY(prepare_security(spec, options, plan));
     return plan;
 }
 

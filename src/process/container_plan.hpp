@@ -25,6 +25,7 @@ struct PlanOptions {
     std::string bundle;
     bool no_pivot = false;
     int preserve_fds = 0;
+    bool seccomp_skip_unknown = false;  // run.husk.seccomp-unknown-syscalls=skip-allowed
 };
 
 struct ContainerPlan {

@@ -16,7 +16,7 @@ TEST_CASE("a record survives encoding and decoding unchanged", "[state]") {
     r.boot_id = "boot";
     r.cgroup_mount = "/sys/fs/cgroup/unified";
     r.cgroup_path = "/husk/c1";
-    r.exit = ExitRecord{137, 9, "killed", "husk kill", "2026-11-22T13:00:01Z", Usage{}};
+    r.exit = ExitRecord{137, 9, "killed", "husk kill", "2026-11-22T13:00:01Z", Usage{}, {}};
     Record back = decode_record(encode_record(r)).value();
     CHECK(back.id == r.id);
     CHECK(back.annotations == r.annotations);
@@ -35,7 +35,7 @@ TEST_CASE("a record survives encoding and decoding unchanged", "[state]") {
 TEST_CASE("a record keeps the usage counters that were read, and only those", "[state]") {
     Record r;
     r.id = "c3";
-    r.exit = ExitRecord{0, 0, "exited", "exit code 0", "2026-11-22T13:00:01Z", Usage{}};
+    r.exit = ExitRecord{0, 0, "exited", "exit code 0", "2026-11-22T13:00:01Z", Usage{}, {}};
     r.exit->usage.cpu_usec = 18446744073709551000ull;
     r.exit->usage.pids_peak = 3;
     r.exit->usage.stdout_bytes = 65536;
