@@ -27,4 +27,10 @@ Result<int> apply_seccomp(const SeccompPlan& plan) noexcept {
     return plan.uses_notify ? static_cast<int>(rc) : -1;
 }
 
+bool may_deny_with(const SeccompPlan& plan, int err) noexcept {
+    for (int denial : plan.denial_errnos)
+        if (denial == err) return true;
+    return false;
+}
+
 }  // namespace husk::seccomp

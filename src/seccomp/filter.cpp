@@ -105,6 +105,20 @@ std::vector<StubArch> stub_limits(const Profile& profile) {
     return archs;
 }
 
+// The errnos a call can get from this filter: ENOSYS (the stub, or a tracer/agent that is absent), the
+// default action's and each errno rule's.
+std::vector<int> denial_errnos(const Profile& profile) {
+    std::vector<int> errnos{ENOSYS};
+    auto add = [&](const Action& action) {
+        int err = static_cast<int>(action.value & SECCOMP_RET_DATA);
+        if (action.kind == ActionKind::errno_ret && std::find(errnos.begin(), errnos.end(), err) == errnos.end())
+            errnos.push_back(err);
+    };
+    add(profile.default_action);
+    for (const Rule& rule : profile.rules) add(rule.action);
+    return errnos;
+}
+
 }  // namespace
 
 Result<SeccompPlan> prepare_seccomp(const spec::Seccomp& seccomp, const SeccompOptions& options) {
@@ -128,6 +142,8 @@ Result<SeccompPlan> prepare_seccomp(const spec::Seccomp& seccomp, const SeccompO
     plan.listener_path = seccomp.listener_path;
     plan.listener_metadata = seccomp.listener_metadata;
     plan.skipped_syscalls = std::move(profile.skipped_names);
+    plan.resolutions = std::move(profile.resolutions);
+    plan.denial_errnos = denial_errnos(profile);
     return plan;
 }
 

@@ -26,6 +26,14 @@ struct SeccompOptions {
     UnknownSyscalls unknown_syscalls = UnknownSyscalls::error;
 };
 
+// Unconditional rules for one syscall with different actions: husk keeps the strictest (docs/security.md,
+// "Conflicting rules") and records it here, for husk.security.seccompResolved.
+struct SeccompResolution {
+    std::string syscall;
+    std::string kept;                  // "syscalls[15]: SCMP_ACT_ERRNO (errnoRet 1)"
+    std::vector<std::string> dropped;  // "syscalls[1]: SCMP_ACT_ALLOW"
+};
+
 struct SeccompPlan {
     std::vector<sock_filter> program;  // the ENOSYS stub (when used) followed by libseccomp's program
     std::uint32_t flags = 0;           // SECCOMP_FILTER_FLAG_* from linux.seccomp.flags
@@ -34,6 +42,8 @@ struct SeccompPlan {
     std::string listener_path;         // linux.seccomp.listenerPath, for send_to_listener
     std::string listener_metadata;     // linux.seccomp.listenerMetadata
     std::vector<std::string> skipped_syscalls;  // unknown names dropped under UnknownSyscalls::skip_allowed
+    std::vector<SeccompResolution> resolutions;
+    std::vector<int> denial_errnos;  // every errno the filter can return: ENOSYS (stub), default, ERRNO rules
 };
 
 // Resolves every name (errors carry the field path: `linux.seccomp.syscalls[2].action: unknown action "X"`),
@@ -45,5 +55,8 @@ Result<SeccompPlan> prepare_seccomp(const spec::Seccomp& profile, const SeccompO
 // the order (after credentials, no_new_privs and Landlock). Returns the notify listener fd when
 // plan.uses_notify (the caller owns it), else -1. Allocation-free: safe in the container child.
 Result<int> apply_seccomp(const SeccompPlan& plan) noexcept;
+
+// Whether a call that failed with `err` after the filter was loaded may have been denied by it. Child-safe.
+bool may_deny_with(const SeccompPlan& plan, int err) noexcept;
 
 }  // namespace husk::seccomp

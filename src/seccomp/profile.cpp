@@ -1,10 +1,12 @@
-// Resolving linux.seccomp (config-linux.md "Seccomp"). Rules that libseccomp would merge or drop silently
-// are refused here instead, so that the filter always means what the profile says.
+// Resolving linux.seccomp (config-linux.md "Seccomp"). Rules that libseccomp would merge or drop silently are
+// resolved here to the strictest of them (and recorded) or refused, so that the filter never means less than
+// the profile says.
 #include "seccomp/profile.hpp"
 
 #include <array>
 #include <cerrno>
 #include <map>
+#include <optional>
 #include <string_view>
 
 #include "seccomp/kernel.hpp"
@@ -103,23 +105,91 @@ Result<std::vector<std::vector<scmp_arg_cmp>>> resolve_args(const spec::Seccomp:
     return alternatives;
 }
 
-// Rules for one syscall that libseccomp would merge silently: when one of them is unconditional, it keeps
-// a single action for the syscall whatever the other rules say.
-struct SeenRule {
-    std::size_t entry;
-    std::uint32_t action;
-    bool unconditional;
-};
+// How strict an action is: the kernel's own precedence when several filters answer one call (seccomp(2),
+// "If multiple filters exist"): KILL_PROCESS > KILL_THREAD > TRAP > ERRNO > USER_NOTIF > TRACE > LOG > ALLOW.
+// NOTIFY and TRACE both hand the call to another party; the kernel ranks the agent above the tracer, and
+// without one either fails the call with ENOSYS.
+int strictness(ActionKind kind) {
+    switch (kind) {
+        case ActionKind::kill_process: return 7;
+        case ActionKind::kill_thread: return 6;
+        case ActionKind::trap: return 5;
+        case ActionKind::errno_ret: return 4;
+        case ActionKind::notify: return 3;
+        case ActionKind::trace: return 2;
+        case ActionKind::log: return 1;
+        case ActionKind::allow: return 0;
+    }
+    return 0;
+}
 
-Result<void> check_conflicts(std::map<int, std::vector<SeenRule>>& seen, const Rule& rule) {
-    bool unconditional = rule.alternatives.empty();
-    auto& previous = seen[rule.number];
-    for (const SeenRule& other : previous)
-        if (other.action != rule.action.value && (other.unconditional || unconditional))
-            return fail(at(entry_path(rule.entry), quoted(rule.name) + " also has a different action in syscalls[" +
-                           std::to_string(other.entry) + "]; one of them applies unconditionally, and libseccomp "
-                           "would keep only one action"));
-    previous.push_back({rule.entry, rule.action.value, unconditional});
+std::string describe(const spec::Seccomp& seccomp, const Rule& rule) {
+    std::string text = "syscalls[" + std::to_string(rule.entry) + "]: " + seccomp.syscalls[rule.entry].action;
+    if (rule.action.kind == ActionKind::errno_ret || rule.action.kind == ActionKind::trace)
+        text += " (errnoRet " + std::to_string(rule.action.value & SECCOMP_RET_DATA) + ")";
+    return text;
+}
+
+// Unconditional rules for one syscall with different actions: libseccomp would keep one of them silently.
+// husk keeps the strictest (the first listed among equals, e.g. two errno values), so the filter is never
+// weaker than any rule asks, and records what it dropped. Marks the dropped rules in `dropped`.
+void resolve_unconditional(const spec::Seccomp& seccomp, const std::vector<Rule>& rules,
+                           const std::vector<std::size_t>& group, std::vector<bool>& dropped, Profile& out) {
+    std::optional<std::size_t> kept;
+    bool differ = false;
+    for (std::size_t k : group) {
+        if (!rules[k].alternatives.empty()) continue;
+        if (!kept) {
+            kept = k;
+            continue;
+        }
+        differ |= rules[k].action.value != rules[*kept].action.value;
+        if (strictness(rules[k].action.kind) > strictness(rules[*kept].action.kind)) kept = k;
+    }
+    if (!differ) return;
+    SeccompResolution resolution{rules[*kept].name, describe(seccomp, rules[*kept]), {}};
+    for (std::size_t k : group) {
+        if (!rules[k].alternatives.empty() || rules[k].action.value == rules[*kept].action.value) continue;
+        dropped[k] = true;
+        resolution.dropped.push_back(describe(seccomp, rules[k]));
+    }
+    out.resolutions.push_back(std::move(resolution));
+}
+
+// What is left after that and still conflicts involves a conditional rule: libseccomp would keep a single
+// action for the syscall whatever the conditions say, and husk cannot know which one was meant.
+Result<void> check_conflicts(const std::vector<Rule>& rules, const std::vector<std::size_t>& group,
+                             const std::vector<bool>& dropped) {
+    for (std::size_t i = 0; i < group.size(); ++i) {
+        const Rule& rule = rules[group[i]];
+        if (dropped[group[i]]) continue;
+        for (std::size_t j = 0; j < i; ++j) {
+            const Rule& other = rules[group[j]];
+            if (dropped[group[j]] || other.action.value == rule.action.value) continue;
+            if (other.alternatives.empty() || rule.alternatives.empty())
+                return fail(at(entry_path(rule.entry), quoted(rule.name) + " also has a different action in syscalls[" +
+                               std::to_string(other.entry) + "]; one of them is conditional, and libseccomp would "
+                               "keep only one action"));
+        }
+    }
+    return {};
+}
+
+// Resolves the conflicts between the rules for each syscall, then keeps what libseccomp must get: the rules
+// not dropped whose action is not the default (libseccomp refuses those with EACCES; they change nothing).
+Result<void> settle_rules(const spec::Seccomp& seccomp, std::vector<Rule> rules, Profile& out) {
+    std::map<int, std::vector<std::size_t>> by_number;
+    for (std::size_t k = 0; k < rules.size(); ++k) by_number[rules[k].number].push_back(k);
+    std::vector<bool> dropped(rules.size(), false);
+    for (const auto& [number, group] : by_number) {
+        resolve_unconditional(seccomp, rules, group, dropped, out);
+        TRY(check_conflicts(rules, group, dropped));
+    }
+    for (std::size_t k = 0; k < rules.size(); ++k) {
+        if (dropped[k]) continue;
+        if (rules[k].action.kind == ActionKind::notify) out.uses_notify = true;
+        if (rules[k].action.value != out.default_action.value) out.rules.push_back(std::move(rules[k]));
+    }
     return {};
 }
 
@@ -174,7 +244,7 @@ Result<Profile> resolve_profile(const spec::Seccomp& seccomp, const SeccompOptio
                            "unknown architecture " + quoted(seccomp.architectures[k])));
         out.architectures.push_back(*token);
     }
-    std::map<int, std::vector<SeenRule>> seen;
+    std::vector<Rule> rules;
     for (std::size_t i = 0; i < seccomp.syscalls.size(); ++i) {
         const auto& syscall = seccomp.syscalls[i];
         std::string entry = entry_path(i);
@@ -198,13 +268,10 @@ Result<Profile> resolve_profile(const spec::Seccomp& seccomp, const SeccompOptio
                                               " does not know it)"));
             }
             out.known_names.push_back(name);
-            Rule rule{i, name, number, action, alternatives};
-            TRY(check_conflicts(seen, rule));
-            if (action.kind == ActionKind::notify) out.uses_notify = true;
-            // libseccomp refuses a rule with the default action (EACCES); it changes nothing anyway.
-            if (!redundant) out.rules.push_back(std::move(rule));
+            rules.push_back(Rule{i, name, number, action, alternatives});
         }
     }
+    TRY(settle_rules(seccomp, std::move(rules), out));
     TRY(resolve_flags(seccomp, out));
     TRY(resolve_listener(seccomp, out));
     return out;

@@ -39,6 +39,7 @@ struct Profile {
     std::vector<Rule> rules;                   // without the ones that repeat the default action
     std::vector<std::string> known_names;      // every resolvable name the profile mentions (ENOSYS limits)
     std::vector<std::string> skipped_names;    // unknown names dropped under UnknownSyscalls::skip_allowed
+    std::vector<SeccompResolution> resolutions;  // conflicting unconditional rules, settled to the strictest
 };
 
 Result<Profile> resolve_profile(const spec::Seccomp& seccomp, const SeccompOptions& options);

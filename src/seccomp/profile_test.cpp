@@ -67,10 +67,11 @@ TEST_CASE("prepare_seccomp checks errnoRet against the action", "[seccomp]") {
           "linux.seccomp.syscalls[1].args[0].index: 6 is not a syscall argument index (0-5)");
 }
 
-TEST_CASE("prepare_seccomp refuses rules libseccomp would merge into one action", "[seccomp]") {
-    CHECK(prepare_error(with_rule(R"({"names": ["read"], "action": "SCMP_ACT_KILL"})")) ==
-          "linux.seccomp.syscalls[1]: \"read\" also has a different action in syscalls[0]; one of them applies "
-          "unconditionally, and libseccomp would keep only one action");
+TEST_CASE("prepare_seccomp refuses a conditional rule libseccomp would merge with an unconditional one", "[seccomp]") {
+    CHECK(prepare_error(with_rule(R"({"names": ["read"], "action": "SCMP_ACT_KILL",
+                                      "args": [{"index": 0, "value": 1, "op": "SCMP_CMP_EQ"}]})")) ==
+          "linux.seccomp.syscalls[1]: \"read\" also has a different action in syscalls[0]; one of them is "
+          "conditional, and libseccomp would keep only one action");
     // Same action twice, or different actions on disjoint conditions, are fine.
     CHECK(prepare_seccomp(parse_profile(with_rule(R"({"names": ["read"], "action": "SCMP_ACT_ALLOW"})"))));
     CHECK(prepare_seccomp(parse_profile(R"({"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [

@@ -76,6 +76,29 @@ std::vector<std::string> get_strings(yajl_val object, const char* name) {
     return out;
 }
 
+void write_resolved(JsonWriter& w, const std::vector<SeccompResolved>& resolved) {
+    if (resolved.empty()) return;
+    w.key("seccompResolved").begin_array();
+    for (const SeccompResolved& r : resolved) {
+        w.begin_object();
+        w.key("syscall").string(r.syscall);
+        w.key("kept").string(r.kept);
+        write_strings(w, "dropped", r.dropped);
+        w.end_object();
+    }
+    w.end_array();
+}
+
+std::vector<SeccompResolved> get_resolved(yajl_val security) {
+    std::vector<SeccompResolved> out;
+    if (yajl_val array = member(security, "seccompResolved"); YAJL_IS_ARRAY(array)) {
+        for (size_t i = 0; i < array->u.array.len; ++i)
+            if (yajl_val item = array->u.array.values[i]; YAJL_IS_OBJECT(item))
+                out.push_back({get_string(item, "syscall"), get_string(item, "kept"), get_strings(item, "dropped")});
+    }
+    return out;
+}
+
 }  // namespace
 
 void write_security(JsonWriter& w, const Security& s) {
@@ -83,6 +106,7 @@ void write_security(JsonWriter& w, const Security& s) {
     w.key("seccomp").string(s.seccomp);
     if (s.seccomp != "none") w.key("seccompFilters").integer(s.seccomp_filters);
     write_strings(w, "seccompSkippedSyscalls", s.seccomp_skipped);
+    write_resolved(w, s.seccomp_resolved);
     if (s.landlock_abi) w.key("landlockAbi").integer(*s.landlock_abi);
     write_strings(w, "landlockDropped", s.landlock_dropped);
     w.key("noNewPrivileges").boolean(s.no_new_privileges);
@@ -181,6 +205,7 @@ Result<Record> decode_record(std::string_view json) {
         sec.seccomp = get_string(security, "seccomp");
         sec.seccomp_filters = static_cast<int>(get_integer(security, "seccompFilters"));
         sec.seccomp_skipped = get_strings(security, "seccompSkippedSyscalls");
+        sec.seccomp_resolved = get_resolved(security);
         if (YAJL_IS_INTEGER(member(security, "landlockAbi")))
             sec.landlock_abi = static_cast<int>(get_integer(security, "landlockAbi"));
         sec.landlock_dropped = get_strings(security, "landlockDropped");

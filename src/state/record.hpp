@@ -50,11 +50,19 @@ struct StopCause {
     std::string at;      // RFC 3339
 };
 
+// Conflicting unconditional seccomp rules for one syscall, settled to the strictest (docs/security.md).
+struct SeccompResolved {
+    std::string syscall;
+    std::string kept;
+    std::vector<std::string> dropped;
+};
+
 // What was really in force in init before it waited for start: the verified posture (DESIGN.md §6).
 struct Security {
     std::string seccomp = "none";  // "filter" or "none" (/proc/self/status Seccomp)
     int seccomp_filters = 0;
     std::vector<std::string> seccomp_skipped;  // unknown syscall names dropped (run.husk.seccomp-unknown-syscalls)
+    std::vector<SeccompResolved> seccomp_resolved;
     std::optional<int> landlock_abi;           // absent: no Landlock asked; 0: best effort, none enforced
     std::vector<std::string> landlock_dropped;  // best effort: rights the kernel's ABI lacks
     bool no_new_privileges = false;

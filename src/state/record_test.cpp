@@ -90,6 +90,7 @@ TEST_CASE("a record keeps the security posture that was in force", "[state]") {
     sec.seccomp = "filter";
     sec.seccomp_filters = 1;
     sec.seccomp_skipped = {"mseal"};
+    sec.seccomp_resolved = {{"setns", "syscalls[15]: SCMP_ACT_ERRNO (errnoRet 1)", {"syscalls[1]: SCMP_ACT_ALLOW"}}};
     sec.landlock_abi = 7;
     sec.landlock_dropped = {"ioctl_dev"};
     sec.no_new_privileges = true;
@@ -103,6 +104,10 @@ TEST_CASE("a record keeps the security posture that was in force", "[state]") {
     CHECK(back.security->seccomp == "filter");
     CHECK(back.security->seccomp_filters == 1);
     CHECK(back.security->seccomp_skipped == std::vector<std::string>{"mseal"});
+    REQUIRE(back.security->seccomp_resolved.size() == 1);
+    CHECK(back.security->seccomp_resolved[0].syscall == "setns");
+    CHECK(back.security->seccomp_resolved[0].kept == "syscalls[15]: SCMP_ACT_ERRNO (errnoRet 1)");
+    CHECK(back.security->seccomp_resolved[0].dropped == std::vector<std::string>{"syscalls[1]: SCMP_ACT_ALLOW"});
     CHECK(back.security->landlock_abi == 7);
     CHECK(back.security->landlock_dropped == std::vector<std::string>{"ioctl_dev"});
     CHECK(back.security->no_new_privileges);
