@@ -5,8 +5,9 @@ set -eu
 packages="meson ninja-build g++ pkg-config libcap-dev libseccomp-dev libyajl-dev libmnl-dev
           libboost-program-options-dev busybox-static"
 if [ "${1:-}" = "--tests" ]; then
-    # catch2: unit tests; iproute2: namespace-join tests; runc: the reference in the benchmark.
-    packages="$packages catch2 iproute2 runc"
+    # catch2: unit tests; iproute2: namespace-join tests; runc: the reference in the benchmark;
+    # golang-github-containers-common: podman's default seccomp profile (/usr/share/containers/seccomp.json).
+    packages="$packages catch2 iproute2 runc golang-github-containers-common"
 fi
 missing=
 for p in $packages; do

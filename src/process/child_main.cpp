@@ -19,8 +19,9 @@
 namespace husk::process {
 namespace {
 
+// write_message, not send_message: this may run after the seccomp filter is loaded.
 [[noreturn]] void die(int sync, const Error& error, SyncType type = SyncType::error) noexcept {
-    (void)send_message(sync, type, &error);
+    (void)write_message(sync, type, &error);
     ::_exit(type == SyncType::exec_failed ? 127 : 1);
 }
 
@@ -62,7 +63,8 @@ Result<void> setup_console(const ContainerPlan& plan, int sync) noexcept {
 }
 
 // Every inherited fd above 2 except the preserved ones gets CLOEXEC, so the workload sees only 0-2 and
-// 3..3+preserve_fds-1 (CVE-2024-21626 class: nothing of the host may leak in).
+// 3..3+preserve_fds-1 (CVE-2024-21626 class: nothing of the host may leak in). Done before the filter is
+// loaded: every fd husk opens later (Landlock's ruleset, the notify listener) is close-on-exec from birth.
 Result<void> seal_fds(const ExecPlan& exec) noexcept {
     unsigned first_closed = 3u + static_cast<unsigned>(exec.preserve_fds);
     if (::syscall(SYS_close_range, first_closed, ~0u, CLOSE_RANGE_CLOEXEC) != 0) return fail_sys(errno, "close_range");
@@ -98,11 +100,40 @@ Result<void> confine(const ContainerPlan& plan, int sync, int& landlock_abi) noe
     return sent;
 }
 
-// What is in force now, to the parent, which compares it with what was asked (DESIGN.md §6).
+// What is in force now, to the parent, which compares it with what was asked (DESIGN.md §6). Runs under the
+// filter: read from an fd opened before, write to the sync socket, close.
 Result<void> report_posture(int sync, int status_fd, int landlock_abi) noexcept {
     Posture posture = TRY(read_posture(status_fd, landlock_abi));
     ::close(status_fd);
-    return send_message(sync, SyncType::posture, nullptr, -1, reinterpret_cast<const char*>(&posture), sizeof posture);
+    return write_message(sync, SyncType::posture, nullptr, reinterpret_cast<const char*>(&posture), sizeof posture);
+}
+
+// Steps 13-14, everything init can do before its confinement: find the executable (a missing binary fails
+// `create`, as with runc), point stdout/stderr at the output pump (setup and createContainer hooks kept the
+// original ones), and mark every fd but 0-2 and --preserve-fds close-on-exec.
+const char* prepare_for_exec(const ExecPlan& exec, const ChildFds& fds, int sync) noexcept {
+    auto executable = find_executable(exec);
+    if (!executable) die(sync, executable.error());
+    if (fds.stdout_pipe >= 0) step(sync, "output pump", check(::dup2(fds.stdout_pipe, 1) == 1 ? 0 : -1, "dup2", "stdout"));
+    if (fds.stderr_pipe >= 0) step(sync, "output pump", check(::dup2(fds.stderr_pipe, 2) == 2 ? 0 : -1, "dup2", "stderr"));
+    step(sync, "fds", seal_fds(exec));
+    return *executable;
+}
+
+// After the filter is loaded (`filter` not null), a call that fails with an errno the filter returns may have
+// been denied by the profile rather than have failed on its own: say so, so that "permission denied" does not
+// point elsewhere.
+[[noreturn]] void die_confined(int sync, const seccomp::SeccompPlan* filter, Error error,
+                               SyncType type = SyncType::error) noexcept {
+    if (filter != nullptr && seccomp::may_deny_with(*filter, error.err))
+        error.context("linux.seccomp is in force and may deny this call");
+    die(sync, error, type);
+}
+
+void confined_step(int sync, const seccomp::SeccompPlan* filter, const char* name, Result<void> result) noexcept {
+    if (result) return;
+    Error e = result.error();
+    die_confined(sync, filter, e.context(name));
 }
 
 Result<void> wait_for_start(int fifo) noexcept {
@@ -170,39 +201,45 @@ Result<void> wait_for_start(int fifo) noexcept {
     step(sync, "rlimits", rlimit::apply_rlimits(plan.rlimits));
     // 11. cwd, inside the new root.
     step(sync, "cwd", enter_cwd(exec));
-    // 12. DESIGN.md section 6 order: bounding set, ids, capabilities, umask, no_new_privs, Landlock, seccomp.
-    //     Without no_new_privs the kernel takes a Landlock domain or a seccomp filter only from a holder of
-    //     CAP_SYS_ADMIN, so then both come before the capabilities are dropped, as runc does for seccomp
-    //     (the filter must then allow the credential calls too).
+    // 12. DESIGN.md section 6 order: bounding set, ids, capabilities, umask, no_new_privs; 13-14 everything
+    //     else init can do before its confinement (prepare_for_exec); 15. Landlock, then seccomp. Without
+    //     no_new_privs the kernel takes a Landlock domain or a seccomp filter only from a holder of
+    //     CAP_SYS_ADMIN, so then 13-15 come before the capabilities are dropped, as runc does for seccomp (the
+    //     filter must then allow the credential calls too) and crun for the lookup (as root: execve itself
+    //     checks the workload's user).
     int landlock_abi = 0;
-    if (!exec.no_new_privileges) step(sync, "security", confine(plan, sync, landlock_abi));
-    step(sync, "capabilities", caps::apply_bounding(plan.credentials));
-    step(sync, "user", caps::apply_ids(plan.credentials));
-    step(sync, "capabilities", caps::apply_capabilities(plan.credentials));
+    const char* executable = nullptr;
+    // The filter once it is loaded: from then on init makes only the calls every runtime makes there: read
+    // (the status fd opened in step 6, the exec fifo), write (the sync socket), close, the startContainer
+    // hooks' fork/exec and execve (docs/security.md, "Order in the container's init").
+    const seccomp::SeccompPlan* filter = nullptr;
+    if (!exec.no_new_privileges) {
+        executable = prepare_for_exec(exec, fds, sync);
+        step(sync, "security", confine(plan, sync, landlock_abi));
+        if (plan.seccomp) filter = &*plan.seccomp;
+    }
+    confined_step(sync, filter, "capabilities", caps::apply_bounding(plan.credentials));
+    confined_step(sync, filter, "user", caps::apply_ids(plan.credentials));
+    confined_step(sync, filter, "capabilities", caps::apply_capabilities(plan.credentials));
     caps::apply_umask(plan.credentials);
     if (exec.no_new_privileges) {
         step(sync, "noNewPrivileges", check(::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl PR_SET_NO_NEW_PRIVS"));
+        // 13-15. The executable is looked up with the workload's own credentials.
+        executable = prepare_for_exec(exec, fds, sync);
         step(sync, "security", confine(plan, sync, landlock_abi));
+        if (plan.seccomp) filter = &*plan.seccomp;
     }
-    // 13. The executable must exist now: a missing binary fails `create`, as with runc.
-    auto executable = find_executable(exec);
-    if (!executable) die(sync, executable.error());
-    // 14. With an output cap, stdout and stderr become the pump's pipes (setup and createContainer hooks kept
-    //     the original ones). Then nothing but 0-2 and --preserve-fds may reach the workload.
-    if (fds.stdout_pipe >= 0) step(sync, "output pump", check(::dup2(fds.stdout_pipe, 1) == 1 ? 0 : -1, "dup2", "stdout"));
-    if (fds.stderr_pipe >= 0) step(sync, "output pump", check(::dup2(fds.stderr_pipe, 2) == 2 ? 0 : -1, "dup2", "stderr"));
-    step(sync, "fds", seal_fds(exec));
-    // 15. The verified posture, then created: wait until `husk start` writes to the exec fifo.
-    step(sync, "posture", report_posture(sync, status_fd, landlock_abi));
-    step(sync, "sync", send_message(sync, SyncType::created));
-    step(sync, "start", wait_for_start(fds.exec_fifo));
-    // 16. startContainer hooks, then the workload.
+    // 16. The verified posture, then created: wait until `husk start` writes to the exec fifo.
+    confined_step(sync, filter, "posture", report_posture(sync, status_fd, landlock_abi));
+    confined_step(sync, filter, "sync", write_message(sync, SyncType::created));
+    confined_step(sync, filter, "start", wait_for_start(fds.exec_fifo));
+    // 17. startContainer hooks, then the workload.
     if (auto r = hooks::apply_child_hooks(plan.start_container_hooks, created_state, created_length); !r) {
         Error e = r.error();
-        die(sync, e.context("startContainer hook"), SyncType::exec_failed);
+        die_confined(sync, filter, e.context("startContainer hook"), SyncType::exec_failed);
     }
-    ::execve(*executable, exec.argv.data(), exec.envp.data());
-    die(sync, Error::sys(errno, "exec", *executable), SyncType::exec_failed);
+    ::execve(executable, exec.argv.data(), exec.envp.data());
+    die_confined(sync, filter, Error::sys(errno, "exec", executable), SyncType::exec_failed);
 }
 
 }  // namespace husk::process

@@ -51,10 +51,19 @@ std::string mask(std::uint64_t bits) {
 }  // namespace
 
 Result<Posture> read_posture(int status_fd, int landlock_abi) noexcept {
+    // read(2), not pread: the fd is fresh (offset 0), and read is the one call every profile that lets the
+    // workload do anything must allow.
     char text[8192];
-    ssize_t n = ::pread(status_fd, text, sizeof text - 1, 0);
-    if (n <= 0) return fail_sys(n < 0 ? errno : EIO, "read", "/proc/self/status");
-    text[n] = '\0';
+    std::size_t used = 0;
+    while (used < sizeof text - 1) {
+        ssize_t n = ::read(status_fd, text + used, sizeof text - 1 - used);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return fail_sys(errno, "read", "/proc/self/status");
+        if (n == 0) break;
+        used += static_cast<std::size_t>(n);
+    }
+    if (used == 0) return fail_sys(EIO, "read", "/proc/self/status");
+    text[used] = '\0';
     Posture posture;
     posture.seccomp_mode = decimal(field(text, "Seccomp"));
     posture.seccomp_filters = decimal(field(text, "Seccomp_filters"));

@@ -21,7 +21,7 @@ struct Posture {
 };
 
 // Child side, allocation-free: parses /proc/self/status through `status_fd`, opened before seccomp was
-// loaded (a profile may deny open, hardly pread).
+// loaded and not read yet (after loading, a profile may deny open and pread; it hardly denies read).
 Result<Posture> read_posture(int status_fd, int landlock_abi) noexcept;
 
 // What the container asked for, from the plan.

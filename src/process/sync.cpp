@@ -4,6 +4,7 @@
 
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -23,6 +24,29 @@ Result<void> send_message(int socket, SyncType type, const Error* error, int fd,
             if (errno != EINTR) return fail_sys(errno, "sync send");
         }
     }
+    return {};
+}
+
+namespace {
+
+// One datagram (SOCK_SEQPACKET keeps the boundary of each write).
+Result<void> write_datagram(int socket, const void* data, std::size_t size) noexcept {
+    while (::write(socket, data, size) < 0) {
+        if (errno != EINTR) return fail_sys(errno, "sync write");
+    }
+    return {};
+}
+
+}  // namespace
+
+Result<void> write_message(int socket, SyncType type, const Error* error, const char* payload,
+                           std::size_t payload_length) noexcept {
+    SyncMessage message;
+    message.type = type;
+    message.payload_length = static_cast<std::uint32_t>(payload_length);
+    if (error != nullptr) message.error = *error;
+    TRY(write_datagram(socket, &message, sizeof message));
+    if (payload_length > 0) TRY(write_datagram(socket, payload, payload_length));
     return {};
 }
 

@@ -31,6 +31,13 @@ struct SyncMessage {
 Result<void> send_message(int socket, SyncType type, const Error* error = nullptr, int fd = -1,
                           const char* payload = nullptr, std::size_t payload_length = 0) noexcept;
 
+// The same message with write(2) only and no fd: what init sends after its seccomp filter is loaded. A
+// profile that lets a workload do I/O allows write; sendmsg/sendto it may deny (runc and crun, too, only read
+// and write their sync channel then). No MSG_NOSIGNAL: if the parent is gone, init dies of SIGPIPE, which ends
+// it as surely as the exit the failed send would lead to.
+Result<void> write_message(int socket, SyncType type, const Error* error = nullptr, const char* payload = nullptr,
+                           std::size_t payload_length = 0) noexcept;
+
 // Receives one message. A received fd is stored in *fd (when fd != nullptr); a payload is read into
 // payload[0..capacity). EOF (the peer is gone) is reported as an EPIPE error.
 Result<SyncMessage> receive_message(int socket, UniqueFd* fd = nullptr, char* payload = nullptr,
