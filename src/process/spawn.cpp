@@ -1,6 +1,7 @@
 #include "process/spawn.hpp"
 
 #include <linux/sched.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -45,13 +46,32 @@ Result<void> forward_listener(const ContainerPlan& plan, const Spawned& child, c
     return {};
 }
 
+// init closed the sync socket without a word: it exited. When we are its parent and a seccomp filter's kill
+// or trap action ended it (SIGSYS), say so rather than leave "exited" unexplained: the profile denies one of
+// the calls init makes after loading it.
+Error early_exit(const ContainerPlan& plan, const Spawned& child, const SpawnOptions& options) {
+    Error generic = Error::msg("container init exited during setup");
+    if (options.parent != Parent::spawner || !plan.seccomp) return generic;
+    // Its socket closes a moment before it becomes a zombie: wait for that (the pidfd polls readable then),
+    // bounded, since a peer that is not gone must not hang create.
+    pollfd exited{child.pidfd.get(), POLLIN, 0};
+    if (::poll(&exited, 1, 1000) != 1) return generic;
+    siginfo_t info{};
+    if (::waitid(P_PIDFD, static_cast<id_t>(child.pidfd.get()), &info, WEXITED | WNOHANG | WNOWAIT) != 0)
+        return generic;
+    if (info.si_code != CLD_KILLED && info.si_code != CLD_DUMPED) return generic;
+    if (info.si_status != SIGSYS) return generic;
+    return Error::msg("container init was killed by SIGSYS during setup: linux.seccomp kills or traps a call init "
+                      "makes after loading it (read, write, close, execve; docs/security.md)");
+}
+
 // Runs the parent-side steps the child asks for until it reports `created` (or fails).
 Result<void> drive_setup(const ContainerPlan& plan, Spawned& child, int sync, const SpawnOptions& options) {
     for (;;) {
         UniqueFd fd;
         char payload[sizeof(Posture) + 1];  // receive_message keeps room for a NUL
         auto message = receive_message(sync, &fd, payload, sizeof payload);
-        if (!message) return fail_msg("container init exited during setup");
+        if (!message) return fail(early_exit(plan, child, options));
         switch (message->type) {
             case SyncType::hooks_request: {
                 std::string creating = options.hook_state("creating", child.pid);

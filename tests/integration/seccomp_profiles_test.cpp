@@ -193,6 +193,20 @@ TEST_CASE("a call the profile denies after the filter is loaded is named as a po
     delete_and_check(sb, id);
 }
 
+TEST_CASE("a profile that kills one of init's last calls fails create naming SIGSYS and seccomp",
+          "[integration][seccomp]") {
+    Sandbox sb;
+    // No write, and a default that kills: init dies of SIGSYS when it reports its posture.
+    Json profile = allow_list(busybox_sh_calls + std::vector<std::string>{"read", "close", "execve"});
+    profile["defaultAction"] = "SCMP_ACT_KILL_PROCESS";
+    Bundle b = shell_under(sb, profile);
+    Output run = sb.run(b, sb.id("killed"));
+    INFO(run.describe());
+    CHECK(run.exit_code == 1);
+    CHECK_THAT(run.err, Catch::Matchers::Contains("container init was killed by SIGSYS during setup: linux.seccomp"));
+    check_nothing_left(sb);
+}
+
 TEST_CASE("podman's default profile, converted as podman writes it into config.json, runs the container under it",
           "[integration][seccomp]") {
     std::string text = read_file(podman_profile_path);
