@@ -8,9 +8,9 @@
 // a detached tree made elsewhere, while a detached tree can be attached in any namespace. So the path is
 // resolved once, here, into an O_PATH fd; a copy is cloned from it now (it proves the source can be bound
 // and is what the /proc check looks at) and again, by the parent, when the child is about to attach it
-// (clone_bind_source): a mount's id is given at clone time, and mountinfo lists mounts by id. Each copy is
-// made a slave right away so that nothing mounted inside it later can propagate back to the host's peer
-// group.
+// (clone_bind_source): a mount's unique id is given at clone time, and mountinfo lists mounts in id order.
+// Each copy is made a slave right away so that nothing mounted inside it later can propagate back to the
+// host's peer group.
 #include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>

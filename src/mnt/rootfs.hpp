@@ -106,9 +106,9 @@ Result<RootfsPlan> prepare_rootfs(const spec::Spec& spec, const std::string& roo
 // prepare (no path is resolved again) and made a slave like the prepared one.
 Result<UniqueFd> clone_bind_source(const RootfsPlan& plan, std::size_t index);
 
-// Where apply_mounts gets each bind's tree at the moment it attaches it. A mount's id is given when it is
-// created (for a bind: when its tree is cloned, not when move_mount attaches it), and /proc/self/mountinfo
-// lists mounts by id (Linux >= 6.8): trees cloned in prepare would show before the rootfs. The container's
+// Where apply_mounts gets each bind's tree at the moment it attaches it. A mount's unique id is given when it
+// is created (for a bind: when its tree is cloned, not when move_mount attaches it), and /proc/self/mountinfo
+// lists mounts in that order (Linux >= 6.8): trees cloned in prepare would show before the rootfs. The container's
 // parent answers each fetch with clone_bind_source. Without a fetch, the trees cloned in prepare are used.
 struct TreeSource {
     Result<UniqueFd> (*fetch)(const void* context, std::size_t index) noexcept = nullptr;

@@ -89,7 +89,8 @@ TEST_CASE("mountinfo lists the rootfs first and then the configured mounts in co
 
     Json r = sb.run_probe(b);
     // runtime-spec config.md "Mounts": the runtime MUST mount entries in the listed order. Linux >= 6.8 lists
-    // mountinfo by mount id, given when a mount is created: binds cloned before the rootfs showed up first.
+    // mountinfo in creation order (the unique mount id; the id printed is the older, reusable one): binds
+    // cloned before the rootfs showed up first.
     std::vector<std::string> seen;
     std::string listing;
     for (const Json& m : r["mounts"].items()) {
