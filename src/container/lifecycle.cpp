@@ -1,6 +1,7 @@
 // start, state, kill, delete, list: the verbs that act on an existing container through its state dir.
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -73,6 +74,21 @@ Result<void> record_kill_request(Opened& c, int signal) {
     return c.dir.write_record(*c.record);
 }
 
+// Blocks until init has executed the workload or is gone, and says which. Init is the fifo's last reader: it
+// holds exec.fifo O_RDWR and close-on-exec (create and the monitor have closed theirs by then), so our write
+// end reports POLLERR (no readers left, pipe(7)) exactly when execve succeeded or init ended. No timeout: both
+// happen on their own. A byte still in the fifo means nothing was executed: ours, unread because init died
+// before reading it, or the one init writes back when a startContainer hook or execve failed.
+Result<bool> wait_for_exec(int fifo) {
+    pollfd gone{fifo, 0, 0};
+    while (!(gone.revents & POLLERR)) {
+        if (::poll(&gone, 1, -1) < 0 && errno != EINTR) return fail_sys(errno, "poll", "exec.fifo");
+    }
+    int unread = 0;
+    if (::ioctl(fifo, FIONREAD, &unread) != 0) return fail_sys(errno, "ioctl FIONREAD", "exec.fifo");
+    return unread == 0;
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> start_container(const Runtime& runtime, const std::string& id) {
@@ -90,7 +106,13 @@ Result<std::vector<std::string>> start_container(const Runtime& runtime, const s
     ::unlinkat(c.dir.fd(), state::StateDir::exec_fifo, 0);
     c.record->started = now_rfc3339_nano();
     TRY(c.dir.write_record(*c.record));
-    // runtime.md: poststart hooks run after the user process started; a failure is a warning.
+    // runtime.md: the poststart hooks run after the user-specified program is executed and before start returns;
+    // a failing startContainer hook continues the lifecycle at destroy, without them. Start itself succeeds
+    // either way, as runc's does: the failure is the container's exit (setup-failed), recorded by the monitor.
+    if (!TRY(wait_for_exec(fifo->get())))
+        return std::vector<std::string>{"the container's program was not executed (a startContainer hook or execve "
+                                        "failed, see husk state): poststart hooks skipped"};
+    // A failure of a poststart hook is a warning.
     std::string state = container::oci_state_json(*c.record, "running", c.record->pid);
     auto outcome = hooks::run_hooks(stored_hooks(c.dir).poststart, state, "poststart", hooks::OnFailure::warn);
     if (!outcome) return std::unexpected(outcome.error());

@@ -33,7 +33,7 @@ Result<void> make_parent_private(const char* path) noexcept {
     }
 }
 
-Result<void> apply_mount(int root_fd, const PreparedMount& mount) noexcept {
+Result<void> apply_mount(int root_fd, const PreparedMount& mount, UniqueFd fetched) noexcept {
     const char* dest = mount.destination.c_str();
     Create create = mount.target == TargetKind::file ? Create::file : Create::directory;
     if (mount.kind == MountKind::remount) create = Create::nothing;
@@ -50,8 +50,8 @@ Result<void> apply_mount(int root_fd, const PreparedMount& mount) noexcept {
     UniqueFd created;
     switch (mount.kind) {
     case MountKind::bind:
-        TRY(attach(mount.tree.get(), target.get(), dest));
-        mounted = mount.tree.get();
+        mounted = fetched ? fetched.get() : mount.tree.get();
+        TRY(attach(mounted, target.get(), dest));
         TRY(set_attributes(mounted, mount.attributes.set, mount.attributes.clear, false, dest));
         break;
     case MountKind::filesystem:
@@ -73,7 +73,7 @@ Result<void> apply_mount(int root_fd, const PreparedMount& mount) noexcept {
 
 }  // namespace
 
-Result<void> apply_mounts(const RootfsPlan& plan) noexcept {
+Result<void> apply_mounts(const RootfsPlan& plan, TreeSource trees) noexcept {
     const char* rootfs = plan.rootfs.c_str();
     // config-linux.md "Rootfs Mount Propagation"; by default rslave: nothing we mount from here on reaches
     // the host's mount namespace.
@@ -86,8 +86,13 @@ Result<void> apply_mounts(const RootfsPlan& plan) noexcept {
     UniqueFd root(::open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (!root) return fail_sys(errno, "open", rootfs);
 
-    // config.md "Mounts": "The runtime MUST mount entries in the listed order."
-    for (const auto& mount : plan.mounts) TRY(apply_mount(root.get(), mount));
+    // config.md "Mounts": "The runtime MUST mount entries in the listed order." A bind's tree is cloned only
+    // now, after the rootfs bind and the mounts before it, so mountinfo shows that order too.
+    for (std::size_t i = 0; i < plan.mounts.size(); ++i) {
+        UniqueFd tree;
+        if (plan.mounts[i].kind == MountKind::bind && trees.fetch != nullptr) tree = TRY(trees.fetch(trees.context, i));
+        TRY(apply_mount(root.get(), plan.mounts[i], std::move(tree)));
+    }
     if (plan.setup_dev) TRY(apply_devices(plan, root.get()));
     // config-linux.md "Default Devices": /dev/console is a bind of the pty; its mount point exists now.
     if (plan.terminal) TRY(open_in_root(root.get(), "/dev/console", Create::file));

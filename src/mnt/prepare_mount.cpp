@@ -1,12 +1,16 @@
 // Turning one config.md mount into a PreparedMount, in the parent.
 //
-// Bind sources are cloned here, in the parent, with open_tree(OPEN_TREE_CLONE): the result is a detached
-// mount tree that the child attaches with move_mount. Why the parent: the source is a host path, and the
-// parent still sees the host exactly as the user meant it; the child may already be in a user namespace
-// where the source is unreachable or its mounts are locked. A plain O_PATH fd would not do: mount(2) and
-// open_tree(2) refuse to bind a mount of another mount namespace (EINVAL), while a detached tree can be
-// attached in any namespace. The copy is made a slave right away so that nothing mounted inside it later
-// can propagate back to the host's peer group.
+// Bind sources are opened here, in the parent, and cloned in the parent with open_tree(OPEN_TREE_CLONE): the
+// result is a detached mount tree that the child attaches with move_mount. Why the parent: the source is a
+// host path, and the parent still sees the host exactly as the user meant it; the child may already be in a
+// user namespace where the source is unreachable or its mounts are locked. An O_PATH fd alone would not do
+// for the child: mount(2) and open_tree(2) refuse to bind a mount of another mount namespace (EINVAL), also
+// a detached tree made elsewhere, while a detached tree can be attached in any namespace. So the path is
+// resolved once, here, into an O_PATH fd; a copy is cloned from it now (it proves the source can be bound
+// and is what the /proc check looks at) and again, by the parent, when the child is about to attach it
+// (clone_bind_source): a mount's unique id is given at clone time, and mountinfo lists mounts in id order.
+// Each copy is made a slave right away so that nothing mounted inside it later can propagate back to the
+// host's peer group.
 #include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -55,24 +59,33 @@ Result<void> check_procfs_destination(PreparedMount& prepared) {
     return {};
 }
 
+// A detached, slave copy of the bind source opened in prepare.
+Result<UniqueFd> clone_source(const PreparedMount& prepared, const char* subject) {
+    unsigned flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | (prepared.recursive ? AT_RECURSIVE : 0u);
+    UniqueFd tree(sys::open_tree(prepared.source.get(), "", flags));
+    if (!tree) return fail_sys(errno, "open_tree bind source", subject);
+    mount_attr slave{};
+    slave.propagation = MS_SLAVE;
+    if (sys::mount_setattr(tree.get(), "", AT_EMPTY_PATH | AT_RECURSIVE, &slave) != 0)
+        return fail_sys(errno, "make bind source a slave", subject);
+    return tree;
+}
+
 Result<void> prepare_bind(const spec::Mount& mount, const MountOptions& options, const std::string& bundle,
                           PreparedMount& prepared) {
     if (mount.source.empty()) return fail_msg("source: a bind mount needs a source");
     // config.md: "Path values for bind mounts are either absolute or relative to the bundle."
     std::string source = mount.source;
     if (source[0] != '/' && !bundle.empty()) source = bundle + "/" + source;
+    // Symlinks are followed, as open_tree(2) and mount(8) do for a bind source.
+    prepared.source.reset(::open(source.c_str(), O_PATH | O_CLOEXEC));
+    if (!prepared.source) return fail_sys(errno, "open bind source", source);
     struct stat st {};
-    if (::stat(source.c_str(), &st) != 0) return fail_sys(errno, "stat bind source", source);
+    if (::fstat(prepared.source.get(), &st) != 0) return fail_sys(errno, "stat bind source", source);
     prepared.target = S_ISDIR(st.st_mode) ? TargetKind::directory : TargetKind::file;
-
     // "bind" copies one mount, "rbind" the subtree (mount(8)).
-    unsigned flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (options.recursive_bind() ? AT_RECURSIVE : 0u);
-    prepared.tree.reset(sys::open_tree(AT_FDCWD, source.c_str(), flags));
-    if (!prepared.tree) return fail_sys(errno, "open_tree bind source", source);
-    mount_attr slave{};
-    slave.propagation = MS_SLAVE;
-    if (sys::mount_setattr(prepared.tree.get(), "", AT_EMPTY_PATH | AT_RECURSIVE, &slave) != 0)
-        return fail_sys(errno, "make bind source a slave", source);
+    prepared.recursive = options.recursive_bind();
+    prepared.tree = TRY(clone_source(prepared, source.c_str()));
     return {};
 }
 
@@ -97,6 +110,15 @@ void add_data(const std::vector<std::string>& data, std::vector<FsParameter>& pa
 }
 
 }  // namespace
+
+Result<UniqueFd> clone_bind_source(const RootfsPlan& plan, std::size_t index) {
+    if (index >= plan.mounts.size() || plan.mounts[index].kind != MountKind::bind)
+        return fail_sys(EPROTO, "bind tree request", "mounts[" + std::to_string(index) + "] is not a bind mount");
+    const PreparedMount& mount = plan.mounts[index];
+    auto tree = clone_source(mount, mount.destination.c_str());
+    if (!tree) return fail(tree.error().context("mounts[" + std::to_string(index) + "]"));
+    return tree;
+}
 
 Result<PreparedMount> prepare_mount(const spec::Mount& mount, const std::string& bundle) {
     PreparedMount prepared;

@@ -45,8 +45,13 @@ struct PreparedMount {
     std::string destination;  // clean absolute path inside the container
     MountKind kind = MountKind::filesystem;
     TargetKind target = TargetKind::directory;  // a bind of a file needs a file to mount on
-    // bind: open_tree(OPEN_TREE_CLONE) of the source, made in the parent (see prepare.cpp for why).
+    // bind: the source opened O_PATH in the parent (see prepare_mount.cpp for why), and a detached copy of it
+    // (open_tree OPEN_TREE_CLONE) made there too. The copy the container gets is cloned from `source` when it
+    // is attached (clone_bind_source), so its mount id follows config order; `tree` is that copy for
+    // apply_mounts without a TreeSource.
+    UniqueFd source;
     UniqueFd tree;
+    bool recursive = false;  // "rbind": the copy takes the submounts too
     std::string fs_type;                  // filesystem: the fsopen(2) name ("tmpfs"; "cgroup" -> "cgroup2")
     std::vector<FsParameter> parameters;  // filesystem: "source", the data options, superblock flags
     MountAttributes attributes;           // the top mount's MOUNT_ATTR_* (fsmount or mount_setattr)
@@ -97,9 +102,22 @@ struct RootfsPlan {
 
 Result<RootfsPlan> prepare_rootfs(const spec::Spec& spec, const std::string& rootfs, RootfsOptions options);
 
+// Parent: a fresh detached copy of the source of plan.mounts[index] (a bind), cloned from the fd opened in
+// prepare (no path is resolved again) and made a slave like the prepared one.
+Result<UniqueFd> clone_bind_source(const RootfsPlan& plan, std::size_t index);
+
+// Where apply_mounts gets each bind's tree at the moment it attaches it. A mount's unique id is given when it
+// is created (for a bind: when its tree is cloned, not when move_mount attaches it), and /proc/self/mountinfo
+// lists mounts in that order (Linux >= 6.8): trees cloned in prepare would show before the rootfs. The container's
+// parent answers each fetch with clone_bind_source. Without a fetch, the trees cloned in prepare are used.
+struct TreeSource {
+    Result<UniqueFd> (*fetch)(const void* context, std::size_t index) noexcept = nullptr;
+    const void* context = nullptr;
+};
+
 // (1) rootfsPropagation on "/", the rootfs bound onto itself, config.md "Mounts" in order, /dev setup,
 //     linux.devices, the /dev/console placeholder.
-Result<void> apply_mounts(const RootfsPlan& plan) noexcept;
+Result<void> apply_mounts(const RootfsPlan& plan, TreeSource trees = {}) noexcept;
 // (2) pivot_root into the rootfs and detach the old root (or MS_MOVE + chroot); ends with cwd "/".
 Result<void> apply_pivot(const RootfsPlan& plan) noexcept;
 // (3) Binds the pty slave (opened from the container's own devpts) over /dev/console.

@@ -181,7 +181,7 @@ TEST_CASE("prepare_rootfs refuses configurations it cannot apply safely", "[mnt]
         s.mounts.push_back(make_mount("/data", "bind", "/nonexistent/husk", {"rbind"}));
         auto r = mnt::prepare_rootfs(s, rootfs.path, {});
         REQUIRE_FALSE(r);
-        CHECK(r.error().message() == "mounts[0]: stat bind source \"/nonexistent/husk\": no such file or directory");
+        CHECK(r.error().message() == "mounts[0]: open bind source \"/nonexistent/husk\": no such file or directory");
     }
     SECTION("unknown device type") {
         spec::Device d;

@@ -174,7 +174,7 @@ Result<void> wait_for_start(int fifo) noexcept {
              check(::setdomainname(exec.domainname.data(), exec.domainname.size()), "setdomainname"));
     if (plan.namespaces.new_net) step(sync, "loopback", net::apply_loopback_up(plan.loopback));
     // 4. Mounts: propagation, rootfs bind, config.md "Mounts" in order, /dev, linux.devices.
-    step(sync, "rootfs", mnt::apply_mounts(plan.rootfs));
+    step(sync, "rootfs", mnt::apply_mounts(plan.rootfs, mnt::TreeSource{request_bind_tree, &sync}));
     // 5. prestart + createRuntime hooks run in the parent now (runtime.md "Lifecycle" steps 5-6); we get the
     //    state JSON for our own hooks back, then run createContainer hooks before pivot_root.
     step(sync, "sync", send_message(sync, SyncType::hooks_request));
@@ -233,13 +233,17 @@ Result<void> wait_for_start(int fifo) noexcept {
     confined_step(sync, filter, "posture", report_posture(sync, status_fd, landlock_abi));
     confined_step(sync, filter, "sync", write_message(sync, SyncType::created));
     confined_step(sync, filter, "start", wait_for_start(fds.exec_fifo));
-    // 17. startContainer hooks, then the workload.
+    // 17. startContainer hooks, then the workload. `husk start` waits until we let go of exec.fifo (it is
+    //     close-on-exec); a byte written back first tells it the workload was not executed.
     if (auto r = hooks::apply_child_hooks(plan.start_container_hooks, created_state, created_length); !r) {
         Error e = r.error();
+        (void)!::write(fds.exec_fifo, "!", 1);
         die_confined(sync, filter, e.context("startContainer hook"), SyncType::exec_failed);
     }
     ::execve(executable, exec.argv.data(), exec.envp.data());
-    die_confined(sync, filter, Error::sys(errno, "exec", executable), SyncType::exec_failed);
+    Error e = Error::sys(errno, "exec", executable);
+    (void)!::write(fds.exec_fifo, "!", 1);
+    die_confined(sync, filter, e, SyncType::exec_failed);
 }
 
 }  // namespace husk::process

@@ -89,6 +89,15 @@ Result<void> drive_setup(const ContainerPlan& plan, Spawned& child, int sync, co
                 TRY(send_message(sync, SyncType::hooks_done, nullptr, -1, both.data(), both.size()));
                 break;
             }
+            case SyncType::bind_tree: {
+                // The bind the child attaches next, cloned now so its mount id follows config order.
+                std::uint32_t index = 0;
+                if (message->payload_length != sizeof index) return fail_sys(EPROTO, "sync receive", "bind_tree");
+                std::memcpy(&index, payload, sizeof index);
+                UniqueFd tree = TRY(mnt::clone_bind_source(plan.rootfs, index));
+                TRY(send_message(sync, SyncType::bind_tree, nullptr, tree.get()));
+                break;
+            }
             case SyncType::console:
                 TRY(forward_console(options.console_socket, fd.get()));
                 break;

@@ -84,4 +84,14 @@ Result<SyncMessage> receive_message(int socket, UniqueFd* fd, char* payload, std
     return message;
 }
 
+Result<UniqueFd> request_bind_tree(const void* sync_socket, std::size_t index) noexcept {
+    const int sync = *static_cast<const int*>(sync_socket);
+    const auto wanted = static_cast<std::uint32_t>(index);
+    TRY(send_message(sync, SyncType::bind_tree, nullptr, -1, reinterpret_cast<const char*>(&wanted), sizeof wanted));
+    UniqueFd tree;
+    SyncMessage reply = TRY(receive_message(sync, &tree));
+    if (reply.type != SyncType::bind_tree || !tree) return fail_sys(EPROTO, "sync receive", "bind mount tree");
+    return tree;
+}
+
 }  // namespace husk::process

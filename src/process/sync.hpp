@@ -20,6 +20,8 @@ enum class SyncType : std::uint32_t {
     exec_failed,       // child → monitor: execve failed after start
     seccomp_listener,  // child → parent: the seccomp notify fd (fd attached), for linux.seccomp.listenerPath
     posture,           // child → parent: payload = Posture, what is in force after the last security step
+    bind_tree,         // child → parent: payload = uint32 index into mounts, the bind about to be attached;
+                       // parent → child: its freshly cloned detached tree (fd attached)
 };
 
 struct SyncMessage {
@@ -42,5 +44,9 @@ Result<void> write_message(int socket, SyncType type, const Error* error = nullp
 // payload[0..capacity). EOF (the peer is gone) is reported as an EPIPE error.
 Result<SyncMessage> receive_message(int socket, UniqueFd* fd = nullptr, char* payload = nullptr,
                                     std::size_t capacity = 0) noexcept;
+
+// Child: asks the parent for the tree of bind mount `index` and waits for it (a mnt::TreeSource fetch; the
+// context points at the sync socket).
+Result<UniqueFd> request_bind_tree(const void* sync_socket, std::size_t index) noexcept;
 
 }  // namespace husk::process

@@ -1,6 +1,9 @@
 // Inside the container (via the probe): mounts, masked and read-only paths, read-only root, devices.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cerrno>
 
 #include "harness.hpp"
@@ -64,6 +67,42 @@ TEST_CASE("the configured mounts are present with their types and options", "[in
         INFO("mount " << m.dump());
         CHECK_THAT(m["dest"].str(), !Contains(sb.dir()));  // the host's view of the bundle is gone
     }
+}
+
+TEST_CASE("mountinfo lists the rootfs first and then the configured mounts in config order", "[integration][inside]") {
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    // Mixed kinds in an order that is neither alphabetical nor grouped by kind: a bind (recursive, of a
+    // directory), a new tmpfs, a bind of a file given relative to the bundle, a new proc.
+    REQUIRE(::mkdir((b.dir + "/zeta-source").c_str(), 0755) == 0);
+    write_file(b.dir + "/alpha.txt", "alpha\n");
+    auto add = [&](const char* dest, const char* type, const std::string& source, std::vector<std::string> options) {
+        b.config["mounts"].push_back(Json::object({{"destination", dest}, {"type", type}, {"source", source},
+                                                   {"options", Json::strings(std::move(options))}}));
+    };
+    add("/zeta", "bind", b.dir + "/zeta-source", {"rbind", "ro"});
+    add("/mid", "tmpfs", "tmpfs", {"nosuid", "size=1m"});
+    add("/alpha", "bind", "alpha.txt", {"bind"});
+    add("/beta", "proc", "proc", {"nosuid", "noexec"});
+    std::vector<std::string> expected = {"/"};
+    for (const Json& m : b.config["mounts"].items()) expected.push_back(m["destination"].str());
+
+    Json r = sb.run_probe(b);
+    // runtime-spec config.md "Mounts": the runtime MUST mount entries in the listed order. Linux >= 6.8 lists
+    // mountinfo in creation order (the unique mount id; the id printed is the older, reusable one): binds
+    // cloned before the rootfs showed up first.
+    std::vector<std::string> seen;
+    std::string listing;
+    for (const Json& m : r["mounts"].items()) {
+        listing += std::to_string(static_cast<long long>(m["id"].num())) + " " + m["dest"].str() + "\n";
+        if (std::find(expected.begin(), expected.end(), m["dest"].str()) != expected.end() &&
+            std::find(seen.begin(), seen.end(), m["dest"].str()) == seen.end())
+            seen.push_back(m["dest"].str());
+    }
+    INFO("mountinfo in the container:\n" << listing);
+    REQUIRE_FALSE(r["mounts"].items().empty());
+    CHECK(r["mounts"].items().front()["dest"].str() == "/");
+    CHECK(seen == expected);
 }
 
 TEST_CASE("masked paths show nothing: files read empty, directories are empty", "[integration][inside]") {

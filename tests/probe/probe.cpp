@@ -141,7 +141,7 @@ void report_mounts(Json& j) {
         size_t n = split(line, ' ', f, 64), dash = 6;
         while (dash < n && f[dash] != "-") ++dash;
         if (dash + 2 >= n) continue;  // not a mountinfo line
-        j.begin('{').key("dest").str(f[4]).key("options").str(f[5]).key("type").str(f[dash + 1])
+        j.begin('{').key("id").num(atoll(f[0].c_str())).key("dest").str(f[4]).key("options").str(f[5]).key("type").str(f[dash + 1])
             .key("source").str(f[dash + 2]).key("super").str(dash + 3 < n ? f[dash + 3] : "").end('}');
     }
     j.end(']');
