@@ -17,9 +17,10 @@ bool is_name_char(char c) {
            c == '.';
 }
 
+// Control characters and non-ASCII bytes shown as '?', so the message stays one printable line.
 std::string field(std::string_view key) {
     std::string shown;
-    for (char c : key) shown += is_name_char(c) ? c : '?';
+    for (char c : key) shown += c >= 0x20 && c < 0x7f ? c : '?';
     return "linux.resources.unified[\"" + shown + "\"]";
 }
 

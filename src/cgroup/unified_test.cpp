@@ -38,7 +38,7 @@ TEST_CASE("unified keys must be plain file names", "[cgroup][unified]") {
         CHECK_THAT(refused.error().message(),
                    Catch::EndsWith("\"]: not a cgroup v2 interface file name (<controller>.<file>, a plain name)"));
     }
-    // Characters that are not part of a file name are shown as '?', so the message stays one printable line.
+    // Control characters are shown as '?', so the message stays one printable line.
     CHECK(unified_key_controller("memory.max\n").error().message() ==
           "linux.resources.unified[\"memory.max?\"]: not a cgroup v2 interface file name (<controller>.<file>, a "
           "plain name)");

@@ -23,12 +23,18 @@ bool on_procfs(int fd) noexcept {
     return ::fstatfs(fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
 }
 
-// True when the namespace open at fd is the one pid_dir's ns/<name> link points to (same nsfs inode).
-Result<bool> same_namespace(int fd, int pid_dir, const char* name) {
+// True when the namespace open at fd is the one pid's ns/<name> link points to (same nsfs inode).
+Result<bool> same_namespace(int fd, pid_t pid, const char* name) {
     struct stat joined = {}, other = {};
     if (::fstat(fd, &joined) != 0) return fail_sys(errno, "fstat", "namespace to join");
+    UniqueFd pid_dir = TRY(open_proc_pid(pid));
     std::string link = std::string("ns/") + name;
-    if (::fstatat(pid_dir, link.c_str(), &other, 0) != 0) return fail_sys(errno, "stat", "/proc/PID/" + link);
+    if (::fstatat(pid_dir.get(), link.c_str(), &other, 0) != 0) {
+        // pid 1's namespaces are out of reach when husk itself runs in a container (ptrace access mode
+        // check): then husk cannot open them to join either, so they cannot be the one at fd.
+        if (pid == 1 && (errno == EACCES || errno == EPERM)) return false;
+        return fail_sys(errno, "stat", "/proc/" + std::to_string(pid) + "/" + link);
+    }
     return joined.st_dev == other.st_dev && joined.st_ino == other.st_ino;
 }
 
@@ -50,8 +56,7 @@ Result<void> check_not_host_namespace(const std::string& where, spec::SysctlName
     auto [fd, link] = joined_namespace(ns, joined);
     if (fd < 0) return {};
     for (pid_t pid : {::getpid(), pid_t{1}}) {
-        UniqueFd pid_dir = TRY(open_proc_pid(pid));
-        if (TRY(same_namespace(fd, pid_dir.get(), link)))
+        if (TRY(same_namespace(fd, pid, link)))
             return fail_msg(where + ": refused: linux.namespaces joins the " + std::string(spec::namespace_type(ns)) +
                             " namespace of " + (pid == 1 ? "pid 1" : "husk itself") +
                             ", so writing it would change the host");

@@ -111,8 +111,8 @@ TEST_CASE("prepare_sysctl refuses a namespace joined by path that is husk's own,
         if (!r.setup_ok) return r;
         const std::map<std::string, std::string> net = {{"net.ipv4.ip_forward", "1"}};
         auto refused = husk::sysctl::prepare_sysctl(net, {.network = own.get()});
-        r.own_refused = !refused;
-        if (!refused) return r;
+        r.own_refused = !refused.has_value();
+        if (!r.own_refused) return r;
         std::string message = refused.error().message();
         message.copy(r.own_error, sizeof r.own_error - 1);
         r.fresh_accepted = husk::sysctl::prepare_sysctl(net, {.network = fresh.get()}).has_value();

@@ -95,12 +95,11 @@ TEST_CASE("a net sysctl is refused without a network namespace of the container'
     // Joining the host's network namespace by path is sharing it too (runc refuses this as well).
     Bundle joined = sb.bundle("joined");
     joined.config["linux"]["sysctl"] = Json::object({{"net.ipv4.ip_forward", before}});
-    for (const char* path : {"/proc/self/ns/net", "/proc/1/ns/net"}) {
-        INFO(path);
-        join_network_namespace(joined.config, path);
-        require_refused(sb.create(joined, sb.id("joinhost")),
-                        "linux.sysctl[\"net.ipv4.ip_forward\"]: refused: linux.namespaces joins the network namespace");
-    }
+    // /proc/self is husk's own when husk opens it.
+    join_network_namespace(joined.config, "/proc/self/ns/net");
+    require_refused(sb.create(joined, sb.id("joinhost")),
+                    "linux.sysctl[\"net.ipv4.ip_forward\"]: refused: linux.namespaces joins the network namespace "
+                    "of husk itself, so writing it would change the host");
     check_nothing_left(sb);
     CHECK(host_value("net.ipv4.ip_forward") == before);
 }
@@ -196,7 +195,7 @@ TEST_CASE("update --resources refuses cgroup core files and leaves the container
     std::string subtree = read_file(dir + "/cgroup.subtree_control");
 
     std::string file = sb.dir() + "/resources.json";
-    for (const std::string& key : {"cgroup.procs", "cgroup.freeze", "cgroup.kill", "cgroup.subtree_control"}) {
+    for (std::string key : {"cgroup.procs", "cgroup.freeze", "cgroup.kill", "cgroup.subtree_control"}) {
         INFO(key);
         std::string value = key == "cgroup.procs" ? std::to_string(bystander.pid())
                             : key == "cgroup.subtree_control" ? "+hugetlb" : "1";
