@@ -138,10 +138,12 @@ Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, std::string_view conta
     }
     LimitOptions options;
     options.oom_group = TRY(spec::parse_husk_annotations(spec.annotations)).oom_group.value_or(true);
+    options.pids_reading = pids_limit_reading(spec.oci_version);
     options.where = plan.mount + plan.path;
     plan.controllers = needed_controllers(TRY(plan_limits(resources, options)));
     plan.resources = resources;
     plan.oom_group = options.oom_group;
+    plan.pids_reading = options.pids_reading;
     return plan;
 }
 
@@ -164,8 +166,10 @@ Result<Cgroup> create_cgroup(const CgroupPlan& plan) {
     TRY(enable_controllers(root.get(), plan.mount, plan.path, plan.controllers, usage_controllers));
     LimitOptions options;
     options.oom_group = plan.oom_group;
+    options.pids_reading = plan.pids_reading;
     options.where = where;
     options.has_file = [&leaf](std::string_view file) { return file_exists(leaf.get(), file); };
+    options.controllers = split_words(TRY(read_cgroup_file(leaf.get(), "cgroup.controllers", where)));
     TRY(apply_limits(leaf.get(), where, TRY(plan_limits(plan.resources, options))));
     if (plan.has_device_rules) TRY(attach_device_program(leaf.get(), plan.device_program, where));
     rollback.dismiss();

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cgroup/limits.hpp"
 #include "husk/error.hpp"
 #include "husk/spec.hpp"
 #include "husk/unique_fd.hpp"
@@ -32,6 +33,7 @@ struct CgroupPlan {
     // accounting, hugetlb.*.rsvd.max, unified keys).
     spec::Resources resources;
     bool oom_group = true;                 // annotation run.husk.oom-group
+    PidsLimitReading pids_reading = PidsLimitReading::spec_1_3;  // from the config's ociVersion
     std::vector<std::string> controllers;  // what the limits need in every ancestor's cgroup.subtree_control
 
     bool disabled() const noexcept { return manager == Manager::disabled; }

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cgroup/unified.hpp"
+
 namespace husk::cgroup {
 namespace {
 
@@ -24,6 +26,10 @@ public:
         list_.push_back({prefix + field, std::move(controller), std::move(file), std::move(value), true});
     }
     bool has_file(std::string_view file) const { return !options_.has_file || options_.has_file(file); }
+    bool has_controller(const std::string& name) const {
+        return !options_.has_file || std::find(options_.controllers.begin(), options_.controllers.end(), name) !=
+                                         options_.controllers.end();
+    }
     bool probing() const { return static_cast<bool>(options_.has_file); }
     const LimitOptions& options() const { return options_; }
     std::vector<LimitWrite> take() { return std::move(list_); }
@@ -56,6 +62,15 @@ Result<std::string> swap_value(std::int64_t swap, std::int64_t limit, const std:
         return refuse(field, std::to_string(swap) + " is below memory.limit " + std::to_string(limit) +
                                  " (swap counts memory+swap, so it must be at least the limit)");
     return std::to_string(swap - limit);
+}
+
+// pids.max for linux.resources.pids.limit, read as the config's ociVersion says (see PidsLimitReading).
+Result<std::string> pids_max(std::int64_t limit, PidsLimitReading reading) {
+    if (reading == PidsLimitReading::before_1_3) return limit <= 0 ? std::string("max") : std::to_string(limit);
+    if (limit == -1) return std::string("max");
+    if (limit < 0)
+        return refuse("pids.limit", std::to_string(limit) + " is neither -1 (no limit) nor a number of tasks");
+    return std::to_string(limit);
 }
 
 Result<void> plan_memory(const spec::MemoryResources& memory, Writes& out) {
@@ -212,17 +227,17 @@ Result<void> plan_hugepages(const std::vector<spec::HugepageLimit>& limits, Writ
     return {};
 }
 
-// unified keys are file names in the container's cgroup, written verbatim (config-linux.md "Unified").
+// unified keys are file names in the container's cgroup, written verbatim (config-linux.md "Unified"): only
+// files of a controller enabled for that cgroup, and the two core limits (see unified.hpp).
 Result<void> plan_unified(const std::map<std::string, std::string>& unified, Writes& out) {
     for (const auto& [key, value] : unified) {
+        std::string controller = TRY(unified_key_controller(key));
         std::string field = "unified[" + quoted(key) + "]";
-        std::size_t dot = key.find('.');
-        if (key.empty() || key.front() == '.' || dot == std::string::npos || key.find('/') != std::string::npos ||
-            key.find('\0') != std::string::npos || key.find("..") != std::string::npos)
-            return refuse(field, "not a cgroup v2 interface file name");
         if (!out.has_file(key)) return refuse(field, "not an interface file of cgroup " + out.options().where);
-        std::string controller = key.substr(0, dot);
-        out.add_verbatim(field, controller == "cgroup" ? "" : controller, key, value);
+        if (!controller.empty() && !out.has_controller(controller))
+            return refuse(field, "the " + controller + " controller is not enabled for cgroup " + out.options().where +
+                                     " (not in its cgroup.controllers)");
+        out.add_verbatim(field, controller, key, value);
     }
     return {};
 }
@@ -242,6 +257,13 @@ std::uint64_t cpu_shares_to_weight(std::uint64_t shares) {
     return static_cast<std::uint64_t>(std::ceil(std::pow(10.0, exponent)));
 }
 
+PidsLimitReading pids_limit_reading(std::string_view oci_version) {
+    if (!oci_version.starts_with("1.")) return PidsLimitReading::spec_1_3;
+    std::string_view minor = oci_version.substr(2, oci_version.find_first_not_of("0123456789", 2) - 2);
+    bool before = minor.size() == 1 && minor[0] >= '0' && minor[0] <= '2';
+    return before ? PidsLimitReading::before_1_3 : PidsLimitReading::spec_1_3;
+}
+
 std::uint64_t blkio_weight_to_io_weight(std::uint64_t weight) {
     if (weight == 0) return 0;
     return 1 + (weight - 10) * 9999 / 990;
@@ -251,11 +273,8 @@ Result<std::vector<LimitWrite>> plan_limits(const spec::Resources& resources, co
     Writes out(options);
     if (resources.memory) TRY(plan_memory(*resources.memory, out));
     if (resources.cpu) TRY(plan_cpu(*resources.cpu, out));
-    if (resources.pids_limit) {
-        // runtime-spec 1.3.0 (PR #1279) and runc 1.4: 0 is a real limit, a negative value means "max".
-        std::int64_t limit = *resources.pids_limit;
-        out.add("pids.limit", "pids", "pids.max", limit < 0 ? "max" : std::to_string(limit));
-    }
+    if (resources.pids_limit)
+        out.add("pids.limit", "pids", "pids.max", TRY(pids_max(*resources.pids_limit, options.pids_reading)));
     if (resources.block_io) TRY(plan_block_io(*resources.block_io, out));
     TRY(plan_hugepages(resources.hugepage_limits, out));
     if (resources.has_network)

@@ -27,13 +27,23 @@ struct LimitWrite {
 // Create writes every limit given; update changes only the fields present (see plan_limits).
 enum class LimitMode { create, update };
 
+// How linux.resources.pids.limit reads, by the config's ociVersion. Before runtime-spec 1.3 a limit ≤ 0 meant
+// "no limit" (what runc ≤ 1.3 and podman 4.3, which writes 0 for --pids-limit -1, rely on). 1.3 (PR #1279):
+// -1 means no limit ("max"), 0 is a real limit, and other negative values are undefined (refused).
+enum class PidsLimitReading { before_1_3, spec_1_3 };
+// before_1_3 for "1.0.x", "1.1.x", "1.2.x" (with any pre-release or build suffix: "1.0.2-dev"), else spec_1_3.
+PidsLimitReading pids_limit_reading(std::string_view oci_version);
+
 struct LimitOptions {
     LimitMode mode = LimitMode::create;
     // memory.oom.group = 1 with a memory limit (annotation run.husk.oom-group, default true).
     bool oom_group = true;
+    PidsLimitReading pids_reading = PidsLimitReading::spec_1_3;
     // Whether an interface file exists in the target cgroup. Empty: the cgroup does not exist yet (prepare),
     // every file is assumed to exist and unified keys are checked later, against the real directory.
     std::function<bool(std::string_view)> has_file;
+    // With has_file: the target cgroup's cgroup.controllers; a unified key of a controller not listed is refused.
+    std::vector<std::string> controllers;
     std::string where;  // the cgroup directory, for errors: "/sys/fs/cgroup/husk/c1"
     // Update only: the current memory.max (-1 = "max") for a swap given without a limit, and the current
     // cpu.max quota ("max" or a number) for a period given without a quota.

@@ -195,7 +195,7 @@ TEST_CASE("realtime cpu fields and a burst above the quota are refused", "[cgrou
     CHECK(error_of(r).starts_with("linux.resources.cpu.burst: 2000 is larger than cpu.quota 1000"));
 }
 
-TEST_CASE("pids.limit follows runtime-spec 1.3.0: 0 is a limit, negative is max", "[cgroup]") {
+TEST_CASE("pids.limit follows runtime-spec 1.3.0 for a 1.3 config: 0 is a limit, -1 is max", "[cgroup][pids]") {
     spec::Resources r;
     r.pids_limit = 32;
     CHECK(plan(r) == std::vector<std::string>{"pids.max=32"});
@@ -203,6 +203,33 @@ TEST_CASE("pids.limit follows runtime-spec 1.3.0: 0 is a limit, negative is max"
     CHECK(plan(r) == std::vector<std::string>{"pids.max=0"});
     r.pids_limit = -1;
     CHECK(plan(r) == std::vector<std::string>{"pids.max=max"});
+    // 1.3 defines -1 only; any other negative value is refused rather than guessed.
+    r.pids_limit = -2;
+    CHECK(error_of(r) == "linux.resources.pids.limit: -2 is neither -1 (no limit) nor a number of tasks");
+}
+
+TEST_CASE("pids.limit of a config before runtime-spec 1.3 reads 0 and below as no limit (podman 4.3)",
+          "[cgroup][pids]") {
+    LimitOptions older;
+    older.pids_reading = PidsLimitReading::before_1_3;
+    spec::Resources r;
+    r.pids_limit = 0;
+    CHECK(plan(r, older) == std::vector<std::string>{"pids.max=max"});
+    r.pids_limit = -1;
+    CHECK(plan(r, older) == std::vector<std::string>{"pids.max=max"});
+    r.pids_limit = -7;
+    CHECK(plan(r, older) == std::vector<std::string>{"pids.max=max"});
+    r.pids_limit = 1;
+    CHECK(plan(r, older) == std::vector<std::string>{"pids.max=1"});
+    r.pids_limit = 2048;
+    CHECK(plan(r, older) == std::vector<std::string>{"pids.max=2048"});
+}
+
+TEST_CASE("the pids.limit reading follows the config's ociVersion", "[cgroup][pids]") {
+    for (const char* version : {"1.0.0", "1.0.2-dev", "1.0.2", "1.1.0", "1.1.0-rc.1", "1.2.1", "1.2.0+dev"})
+        CHECK(pids_limit_reading(version) == PidsLimitReading::before_1_3);
+    for (const char* version : {"1.3.0", "1.3.10", "1.3.0-rc.1", "1.30.0", "1.4.0"})
+        CHECK(pids_limit_reading(version) == PidsLimitReading::spec_1_3);
 }
 
 TEST_CASE("blockIO uses io.bfq.weight when it exists and io.weight converted otherwise", "[cgroup]") {
@@ -276,12 +303,41 @@ TEST_CASE("unified keys must be plain interface file names of the cgroup", "[cgr
     for (const char* bad : {"../memory.max", "memory.max/x", ".memory.max", "memory..max", "nodot", ""}) {
         spec::Resources r;
         r.unified[bad] = "1";
-        CHECK(error_of(r) == "linux.resources.unified[\"" + std::string(bad) + "\"]: not a cgroup v2 interface file name");
+        CHECK(error_of(r) == "linux.resources.unified[\"" + std::string(bad) +
+                                 "\"]: not a cgroup v2 interface file name (<controller>.<file>, a plain name)");
     }
     spec::Resources r;
     r.unified["memory.bogus"] = "1";
     CHECK(error_of(r, probing({"memory.max"})) ==
           "linux.resources.unified[\"memory.bogus\"]: not an interface file of cgroup /sys/fs/cgroup/c");
+}
+
+TEST_CASE("unified never plans a write to a cgroup core file that is not a limit", "[cgroup][unified]") {
+    for (const char* key : {"cgroup.procs", "cgroup.threads", "cgroup.subtree_control", "cgroup.type", "cgroup.kill",
+                            "cgroup.freeze"}) {
+        spec::Resources r;
+        r.unified[key] = "1";
+        INFO(key);
+        // Refused whether or not the file exists in the cgroup.
+        CHECK_THAT(error_of(r), Catch::StartsWith("linux.resources.unified[\"" + std::string(key) + "\"]: refused: "));
+        CHECK_THAT(error_of(r, probing({key})), Catch::Contains("a cgroup core interface file, not a limit"));
+    }
+}
+
+TEST_CASE("unified writes a controller's file only when the controller is enabled for the cgroup",
+          "[cgroup][unified]") {
+    spec::Resources r;
+    r.unified["pids.max"] = "10";
+    LimitOptions options = probing({"pids.max", "cgroup.max.depth"});
+    options.controllers = {"memory"};
+    CHECK(error_of(r, options) == "linux.resources.unified[\"pids.max\"]: the pids controller is not enabled for "
+                                  "cgroup /sys/fs/cgroup/c (not in its cgroup.controllers)");
+    options.controllers = {"memory", "pids"};
+    CHECK(plan(r, options) == std::vector<std::string>{"pids.max=10"});
+    // The core limits need no controller.
+    r.unified = {{"cgroup.max.depth", "2"}};
+    options.controllers.clear();
+    CHECK(plan(r, options) == std::vector<std::string>{"cgroup.max.depth=2"});
 }
 
 TEST_CASE("network and rdma stay refused", "[cgroup]") {

@@ -6,6 +6,7 @@
 
 #include "base/fs.hpp"
 #include "cgroup/hierarchy.hpp"
+#include "cgroup/unified.hpp"
 
 namespace husk::cgroup {
 namespace {
@@ -63,15 +64,11 @@ void list_block_io(const spec::BlockIoResources& io, Requests& out) {
     if (!io.throttle_write_iops_device.empty()) out.add("blockIO.throttleWriteIOPSDevice", "io");
 }
 
-// linux.resources.unified keys are v2 interface files: "<controller>.<knob>", "cgroup.*" for the core.
+// linux.resources.unified keys are v2 interface files: "<controller>.<knob>", or one of the two core limits.
 Result<void> list_unified(const std::map<std::string, std::string>& unified, Requests& out) {
     for (const auto& [key, value] : unified) {
-        std::string field = "unified[\"" + key + "\"]";
-        std::size_t dot = key.find('.');
-        if (dot == 0 || dot == std::string::npos || key.find('/') != std::string::npos)
-            return fail_msg(prefix + field + ": not a cgroup v2 interface file name");
-        std::string controller = key.substr(0, dot);
-        out.add(field, controller == "cgroup" ? "" : controller.c_str());
+        std::string controller = TRY(unified_key_controller(key));
+        out.add("unified[\"" + key + "\"]", controller.c_str());
     }
     return {};
 }

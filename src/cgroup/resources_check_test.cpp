@@ -112,7 +112,16 @@ TEST_CASE("unified keys must be interface file names", "[cgroup]") {
     spec::Resources r;
     r.unified["../memory.max"] = "1";
     CHECK(first_error(r, hybrid_facts()) ==
-          "linux.resources.unified[\"../memory.max\"]: not a cgroup v2 interface file name");
+          "linux.resources.unified[\"../memory.max\"]: not a cgroup v2 interface file name (<controller>.<file>, a "
+          "plain name)");
+}
+
+TEST_CASE("unified cgroup core files that are not limits are refused before any host check", "[cgroup][unified]") {
+    spec::Resources r;
+    r.unified["cgroup.procs"] = "1";
+    auto requests = list_resource_requests(r);
+    REQUIRE_FALSE(requests);
+    CHECK_THAT(requests.error().message(), Catch::StartsWith("linux.resources.unified[\"cgroup.procs\"]: refused: "));
 }
 
 TEST_CASE("prepare_cgroup refuses a memory limit the host's v2 hierarchy cannot serve, creating nothing", "[cgroup]") {

@@ -54,6 +54,8 @@ Result<void> update_cgroup(const std::string& mount, const std::string& path, co
     LimitOptions options;
     options.mode = LimitMode::update;
     options.oom_group = TRY(spec::parse_husk_annotations(container_spec.annotations)).oom_group.value_or(true);
+    // The client that created the container updates it: its ociVersion says how a pids.limit of 0 reads.
+    options.pids_reading = pids_limit_reading(container_spec.oci_version);
     options.where = where;
     if (resources.memory && resources.memory->swap.value_or(0) != 0 && resources.memory->limit.value_or(0) == 0)
         options.current_memory_limit =
@@ -70,6 +72,7 @@ Result<void> update_cgroup(const std::string& mount, const std::string& path, co
     // files exist in the leaf when the limits are planned against them.
     TRY(enable_controllers(root.get(), mount, path, controllers, {}));
     options.has_file = [&leaf](std::string_view file) { return file_exists(leaf.get(), file); };
+    options.controllers = split_words(TRY(read_cgroup_file(leaf.get(), "cgroup.controllers", where)));
     TRY(apply_limits(leaf.get(), where, TRY(plan_limits(resources, options))));
     if (!resources.devices.empty()) TRY(replace_device_program(leaf.get(), program, where));
     return {};

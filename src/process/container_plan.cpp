@@ -1,7 +1,20 @@
 #include "process/container_plan.hpp"
 
+#include <sched.h>
+
 namespace husk::process {
 namespace {
+
+// The ipc, network and uts namespaces the container joins by path, for the sysctl host-namespace check.
+sysctl::JoinedNamespaces joined_for_sysctl(const ns::NamespacePlan& namespaces) {
+    sysctl::JoinedNamespaces joined;
+    for (const ns::Join& join : namespaces.joins) {
+        if (join.type == CLONE_NEWIPC) joined.ipc = join.fd.get();
+        if (join.type == CLONE_NEWNET) joined.network = join.fd.get();
+        if (join.type == CLONE_NEWUTS) joined.uts = join.fd.get();
+    }
+    return joined;
+}
 
 // The security steps (DESIGN.md §6): compiled here, loaded by init; and what init must then report.
 Result<void> prepare_security(const spec::Spec& spec, const PlanOptions& options, ContainerPlan& plan) {
@@ -34,7 +47,7 @@ Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOption
         .credentials = TRY(caps::prepare_credentials(*spec.process)),
         .rlimits = TRY(rlimit::prepare_rlimits(*spec.process)),
         .loopback = TRY(net::prepare_loopback()),
-        .sysctl = TRY(sysctl::prepare_sysctl(linux.sysctl)),
+        .sysctl = {},  // below: it needs the namespaces opened above
         .create_container_hooks = TRY(hooks::prepare_child_hooks(spec.hooks.create_container, "createContainer")),
         .start_container_hooks = TRY(hooks::prepare_child_hooks(spec.hooks.start_container, "startContainer")),
         .exec = TRY(prepare_exec(spec, options.preserve_fds)),
@@ -42,6 +55,7 @@ Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOption
         .seccomp = {},
         .expected = {},
     };
+    plan.sysctl = TRY(sysctl::prepare_sysctl(linux.sysctl, joined_for_sysctl(plan.namespaces)));
     TRY(prepare_security(spec, options, plan));
     return plan;
 }

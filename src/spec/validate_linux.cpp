@@ -1,10 +1,11 @@
 // Validation of the linux object (config-linux.md): namespaces, id mappings, time offsets, devices,
-// device cgroup rules, rootfs propagation, masked and read-only paths.
+// device cgroup rules, rootfs propagation, masked and read-only paths; sysctl keys (validate_sysctl.cpp).
 #include <algorithm>
 #include <array>
 #include <set>
 #include <string>
 
+#include "spec/sysctl_rules.hpp"
 #include "spec/validate_internal.hpp"
 
 namespace husk::spec::detail {
@@ -125,6 +126,7 @@ Result<void> validate_linux(const Linux& linux) {
                         " (expected private, rprivate, slave, rslave, shared, rshared, unbindable or runbindable)");
     TRY(check_paths(linux.masked_paths, "linux.maskedPaths"));
     TRY(check_paths(linux.readonly_paths, "linux.readonlyPaths"));
+    TRY(check_sysctls(linux));
     return {};
 }
 

@@ -8,9 +8,12 @@
 
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <map>
+#include <string>
 
 #include "base/fs.hpp"
 #include "base/run_in_child.hpp"
+#include "husk/unique_fd.hpp"
 
 namespace {
 
@@ -57,7 +60,7 @@ ChildReport apply_in_child(const husk::sysctl::SysctlPlan& plan, ProcMount proc,
 }  // namespace
 
 TEST_CASE("prepare_sysctl maps dotted keys to paths below /proc/sys", "[sysctl]") {
-    auto plan = husk::sysctl::prepare_sysctl({{"net.ipv4.ip_forward", "1"}, {"kernel.shmmax", "4096"}});
+    auto plan = husk::sysctl::prepare_sysctl({{"net.ipv4.ip_forward", "1"}, {"kernel.shmmax", "4096"}}, {});
     REQUIRE(plan);
     REQUIRE(plan->entries.size() == 2);
     CHECK(plan->entries[0].key == "kernel.shmmax");
@@ -68,20 +71,70 @@ TEST_CASE("prepare_sysctl maps dotted keys to paths below /proc/sys", "[sysctl]"
 
 TEST_CASE("prepare_sysctl refuses keys that are not plain sysctl names", "[sysctl]") {
     for (const char* key : {"net/ipv4/ip_forward", "net..ipv4", ".net.ipv4", "net.ipv4.", "", "net.../etc"}) {
-        auto plan = husk::sysctl::prepare_sysctl({{key, "1"}});
+        auto plan = husk::sysctl::prepare_sysctl({{key, "1"}}, {});
         INFO(key);
         REQUIRE_FALSE(plan);
         CHECK_THAT(plan.error().message(), Catch::StartsWith("linux.sysctl[\"" + std::string(key) + "\"]: "));
     }
-    auto plan = husk::sysctl::prepare_sysctl({{"net..ipv4", "1"}});
+    auto plan = husk::sysctl::prepare_sysctl({{"net..ipv4", "1"}}, {});
     CHECK(plan.error().message() == "linux.sysctl[\"net..ipv4\"]: empty component in sysctl name");
+}
+
+TEST_CASE("prepare_sysctl refuses a sysctl that no namespace isolates, even if validation let it through",
+          "[sysctl]") {
+    auto plan = husk::sysctl::prepare_sysctl({{"kernel.core_pattern", "core"}}, {});
+    REQUIRE_FALSE(plan);
+    CHECK(plan.error().message() ==
+          "linux.sysctl[\"kernel.core_pattern\"]: refused: not a namespaced sysctl, writing it would change the host");
+}
+
+namespace {
+
+struct JoinReport {
+    bool setup_ok = false;
+    bool own_refused = false, fresh_accepted = false, other_kind_accepted = false;
+    char own_error[300] = {};
+};
+
+}  // namespace
+
+TEST_CASE("prepare_sysctl refuses a namespace joined by path that is husk's own, accepts another one",
+          "[sysctl]") {
+    // In a child: an fd of its own network namespace, and of a fresh one it unshares and leaves again, so
+    // husk's "own" is the original and the fresh one is like a pod's network namespace joined by path.
+    JoinReport report = husk::run_in_child<JoinReport>([] {
+        JoinReport r;
+        husk::UniqueFd own(open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC));
+        r.setup_ok = own && unshare(CLONE_NEWNET) == 0;
+        husk::UniqueFd fresh(open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC));
+        r.setup_ok = r.setup_ok && fresh && setns(own.get(), CLONE_NEWNET) == 0;
+        if (!r.setup_ok) return r;
+        const std::map<std::string, std::string> net = {{"net.ipv4.ip_forward", "1"}};
+        auto refused = husk::sysctl::prepare_sysctl(net, {.network = own.get()});
+        r.own_refused = !refused.has_value();
+        if (!r.own_refused) return r;
+        std::string message = refused.error().message();
+        message.copy(r.own_error, sizeof r.own_error - 1);
+        r.fresh_accepted = husk::sysctl::prepare_sysctl(net, {.network = fresh.get()}).has_value();
+        // The joined network namespace says nothing about ipc: a new ipc namespace is the container's own.
+        r.other_kind_accepted =
+            husk::sysctl::prepare_sysctl({{"kernel.shmmax", "4096"}}, {.network = own.get()}).has_value();
+        return r;
+    });
+    REQUIRE(report.setup_ok);
+    CHECK(report.own_refused);
+    CHECK(std::string(report.own_error) ==
+          "linux.sysctl[\"net.ipv4.ip_forward\"]: refused: linux.namespaces joins the network namespace of husk "
+          "itself, so writing it would change the host");
+    CHECK(report.fresh_accepted);
+    CHECK(report.other_kind_accepted);
 }
 
 TEST_CASE("apply_sysctl writes a network sysctl in the container's namespace only", "[sysctl]") {
     const std::string host_before = husk::read_file("/proc/sys/net/ipv4/ip_forward").value();
     // The opposite of the host's value, so a leak to the host would show.
     const std::string wanted = host_before.starts_with("1") ? "0" : "1";
-    auto plan = husk::sysctl::prepare_sysctl({{"net.ipv4.ip_forward", wanted}});
+    auto plan = husk::sysctl::prepare_sysctl({{"net.ipv4.ip_forward", wanted}}, {});
     REQUIRE(plan);
     ChildReport report = apply_in_child(*plan, ProcMount::fresh_proc, "/proc/sys/net/ipv4/ip_forward");
     REQUIRE(report.setup_ok);
@@ -92,7 +145,7 @@ TEST_CASE("apply_sysctl writes a network sysctl in the container's namespace onl
 }
 
 TEST_CASE("apply_sysctl names the key the kernel does not have", "[sysctl]") {
-    auto plan = husk::sysctl::prepare_sysctl({{"net.ipv4.no_such_sysctl", "1"}});
+    auto plan = husk::sysctl::prepare_sysctl({{"net.ipv4.no_such_sysctl", "1"}}, {});
     REQUIRE(plan);
     ChildReport report = apply_in_child(*plan, ProcMount::fresh_proc, "/dev/null");
     REQUIRE(report.setup_ok);
@@ -101,7 +154,7 @@ TEST_CASE("apply_sysctl names the key the kernel does not have", "[sysctl]") {
 }
 
 TEST_CASE("apply_sysctl refuses a /proc/sys that is not procfs", "[sysctl]") {
-    auto plan = husk::sysctl::prepare_sysctl({{"net.ipv4.ip_forward", "1"}});
+    auto plan = husk::sysctl::prepare_sysctl({{"net.ipv4.ip_forward", "1"}}, {});
     REQUIRE(plan);
     ChildReport report = apply_in_child(*plan, ProcMount::fake_tmpfs, "/proc/sys/net/ipv4/ip_forward");
     REQUIRE(report.setup_ok);
