@@ -136,6 +136,7 @@ Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, con
     }
 
     auto setup = [&]() -> Result<void> {
+        if (options.on_cloned) TRY(options.on_cloned(child.pid));
         TRY(ns::write_id_maps(plan.namespaces, child.pid));
         if (options.oom_score_adj) {
             UniqueFd proc = TRY(open_proc_pid(child.pid));
