@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -69,11 +70,26 @@ TEST_CASE("delete --force removes everything a create killed at a random point l
     without.write();
     std::string id = sb.id("crash");
 
+    // The kills must land anywhere in create, however fast this machine runs it: the delays span 0-50 ms or
+    // a little more than one whole create, whichever is longer.
+    Ms whole{0};
+    for (bool cgroup : {true, false}) {
+        std::vector<std::string> args;
+        if (!cgroup) args = {"--cgroup-manager", "disabled"};
+        args.insert(args.end(), {"create", "--bundle", cgroup ? with_cgroup.dir : without.dir, id});
+        Output created = sb.husk(args);
+        INFO(created.describe());
+        REQUIRE(created.exit_code == 0);
+        whole = std::max(whole, created.elapsed);
+        REQUIRE(sb.husk({"delete", "--force", id}).exit_code == 0);
+    }
+    const int max_delay_us = std::max(50000, static_cast<int>(whole.count() * 1200));
+
     std::uint64_t seed = std::random_device{}();
     if (const char* fixed = std::getenv("HUSK_CRASH_SEED")) seed = std::strtoull(fixed, nullptr, 10);
     std::mt19937_64 random(seed);
-    std::uniform_int_distribution<int> delay_us(0, 50000);
-    WARN("crash test seed " << seed << " (set HUSK_CRASH_SEED to replay)");
+    std::uniform_int_distribution<int> delay_us(0, max_delay_us);
+    WARN("crash test seed " << seed << " (set HUSK_CRASH_SEED to replay); delays 0-" << max_delay_us << " us");
 
     constexpr int runs = 200;
     int completed = 0;
