@@ -11,8 +11,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 
 #include "container/launch.hpp"
+#include "base/sys.hpp"
 #include "container/monitor_process.hpp"
 #include "process/sync.hpp"
 
@@ -29,7 +31,29 @@ struct MonitorReport {
     process::Posture posture;
 };
 
+// The monitor must not hold create's state-dir lock: if create is killed, `delete --force` has to get it
+// at once. A flock belongs to the open file description, so only closing our reference drops it; /dev/null
+// takes over the number, which spawn_options() still lists for init to close.
+void drop_lock_reference(int lock_fd) {
+    int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null < 0 || ::dup3(null, lock_fd, O_CLOEXEC) < 0) ::_exit(1);
+    ::close(null);
+}
+
+// Create did not finish (its process died, or it failed after the report): init must not outlive it.
+[[noreturn]] void abandon(process::Spawned& init, process::Parent parent) {
+    sys::pidfd_send_signal(init.pidfd.get(), SIGKILL);
+    if (parent == process::Parent::spawner) {
+        siginfo_t info{};
+        ::waitid(P_PIDFD, static_cast<id_t>(init.pidfd.get()), &info, WEXITED);
+    }
+    ::_exit(1);
+}
+
+// Every wait here ends at EOF when create dies, so an orphaned monitor ends too, and takes init with it.
 [[noreturn]] void monitor_main(Launch& launch, int report) {
+    drop_lock_reference(launch.dir->lock_fd());
+    if (!container::record_monitor(launch)) ::_exit(1);
     char go;
     if (::read(report, &go, 1) != 1) ::_exit(1);
     process::Parent parent = ::getppid() == 1 ? process::Parent::spawner : process::Parent::spawners_parent;
@@ -43,8 +67,11 @@ struct MonitorReport {
         message.monitor = ::getpid();
         message.posture = spawned->posture.value_or(process::Posture{});
     }
-    (void)!::write(report, &message, sizeof message);
+    bool sent = ::send(report, &message, sizeof message, MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof message);
     if (!spawned) ::_exit(1);
+    // Create commits only after it recorded init: until its byte arrives, init belongs to nobody else.
+    char committed = 0;
+    if (!sent || ::read(report, &committed, 1) != 1 || committed != 'c') abandon(*spawned, parent);
     container::run_monitor(container::monitor_plan(launch), std::move(*spawned),
                            parent == process::Parent::spawner ? monitor::Role::parent : monitor::Role::watcher,
                            report, std::move(launch.output));
@@ -73,7 +100,7 @@ Result<void> create_container(const Runtime& runtime, const CreateOptions& optio
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return fail_msg("could not start the container monitor");
     // The intermediate is gone, so the monitor has been reparented: let it look at its parent and spawn.
-    if (::write(ours.get(), "g", 1) != 1) return fail_sys(errno, "start monitor");
+    if (::send(ours.get(), "g", 1, MSG_NOSIGNAL) != 1) return fail_sys(errno, "start monitor");
     MonitorReport report;
     ssize_t n = ::read(ours.get(), &report, sizeof report);
     if (n != static_cast<ssize_t>(sizeof report)) return fail_msg("container monitor exited during setup");
@@ -82,6 +109,10 @@ Result<void> create_container(const Runtime& runtime, const CreateOptions& optio
     if (auto recorded = container::record_created(*launch, report.pid, report.monitor, options.pid_file, report.posture); !recorded) {
         container::kill_init(report.pid);
         return std::unexpected(recorded.error());
+    }
+    if (::send(ours.get(), "c", 1, MSG_NOSIGNAL) != 1) {
+        container::kill_init(report.pid);
+        return fail_msg("the container monitor exited before create finished");
     }
     launch->commit();
     return {};

@@ -99,17 +99,9 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     launch.buffers = std::make_unique<process::ChildBuffers>();
     if (!options.console_socket.empty()) launch.console_socket = TRY(connect_console_socket(options.console_socket));
 
-    // Everything above only read and checked; from here on things exist and the destructor rolls them back.
-    launch.dir.emplace(TRY(state::StateDir::create(runtime.root, options.id)));
-    TRY(write_file_atomic(launch.dir->fd(), "config.json", launch.bundle.config_text));
-    if (::mkfifoat(launch.dir->fd(), state::StateDir::exec_fifo, 0600) != 0)
-        return fail_sys(errno, "mkfifo", launch.dir->file(state::StateDir::exec_fifo));
-    // O_RDWR never blocks on a fifo and keeps a reader alive, so `start` can write without waiting.
-    launch.exec_fifo = TRY(open_fd_at(launch.dir->fd(), state::StateDir::exec_fifo, O_RDWR));
-    if (!cgroup_plan.disabled()) launch.cgroup.emplace(TRY(cgroup::create_cgroup(cgroup_plan)));
-    if (launch.policy.cpu_limit) TRY(check_cpu_budget(launch.cgroup ? &*launch.cgroup : nullptr));
-    launch.output = TRY(open_output_plumbing(launch.policy));
-
+    // The first record, written before anything it names exists: the cgroup path create is about to make and
+    // the identity of this process. Whoever finds the state dir of a create that died half-way (SIGKILL at any
+    // point) finds there what to kill and remove; the monitor adds itself and init the same way as they come.
     state::Record& r = launch.record;
     r.id = options.id;
     r.bundle = launch.bundle.dir;
@@ -118,14 +110,44 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     r.owner = "root";
     r.annotations = spec.annotations;
     r.boot_id = TRY(state::read_boot_id());
-    if (launch.cgroup) {
-        r.cgroup_mount = launch.cgroup->mount();
-        r.cgroup_path = launch.cgroup->path();
+    r.creator_pid = ::getpid();
+    r.creator_start_time = TRY(read_proc_stat(r.creator_pid)).start_time;
+    if (!cgroup_plan.disabled()) {
+        r.cgroup_mount = cgroup_plan.mount;
+        r.cgroup_path = cgroup_plan.path;
     }
+
+    // Everything above only read and checked; from here on things exist and the destructor rolls them back.
+    launch.dir.emplace(TRY(state::StateDir::create(runtime.root, options.id, &r)));
+    TRY(write_file_atomic(launch.dir->fd(), "config.json", launch.bundle.config_text));
+    // Present while every kill request is in state.json; `kill` unlinks it when it cannot record one (a full
+    // state filesystem), which needs no space, and the monitor then does not claim who sent the signal.
+    TRY(open_fd_at(launch.dir->fd(), state::StateDir::kills_recorded, O_RDONLY | O_CREAT | O_EXCL, 0600));
+    if (::mkfifoat(launch.dir->fd(), state::StateDir::exec_fifo, 0600) != 0)
+        return fail_sys(errno, "mkfifo", launch.dir->file(state::StateDir::exec_fifo));
+    // O_RDWR never blocks on a fifo and keeps a reader alive, so `start` can write without waiting.
+    launch.exec_fifo = TRY(open_fd_at(launch.dir->fd(), state::StateDir::exec_fifo, O_RDWR));
+    if (!cgroup_plan.disabled()) launch.cgroup.emplace(TRY(cgroup::create_cgroup(cgroup_plan)));
+    if (launch.policy.cpu_limit) TRY(check_cpu_budget(launch.cgroup ? &*launch.cgroup : nullptr));
+    launch.output = TRY(open_output_plumbing(launch.policy));
     return owned;
 }
 
-process::SpawnOptions spawn_options(const Launch& launch, process::Parent parent) {
+namespace {
+
+// The create record with the calling process as the monitor.
+Result<state::Record> with_this_monitor(const Launch& launch) {
+    state::Record r = launch.record;
+    r.monitor_pid = ::getpid();
+    r.monitor_start_time = TRY(read_proc_stat(r.monitor_pid)).start_time;
+    return r;
+}
+
+}  // namespace
+
+Result<void> record_monitor(Launch& launch) { return launch.dir->write_record(TRY(with_this_monitor(launch))); }
+
+process::SpawnOptions spawn_options(Launch& launch, process::Parent parent) {
     process::SpawnOptions options;
     options.cgroup_fd = launch.cgroup ? launch.cgroup->dir_fd() : -1;
     options.parent = parent;
@@ -141,6 +163,14 @@ process::SpawnOptions spawn_options(const Launch& launch, process::Parent parent
     if (launch.console_socket) options.close_in_child.push_back(launch.console_socket.get());
     const state::Record* record = &launch.record;
     options.hook_state = [record](std::string_view status, pid_t pid) { return oci_state_json(*record, status, pid); };
+    // init waits for `go` until this returns: it is never alive without being named in the record.
+    Launch* owner = &launch;
+    options.on_cloned = [owner](pid_t init) -> Result<void> {
+        state::Record r = TRY(with_this_monitor(*owner));
+        r.pid = init;
+        r.pid_start_time = TRY(read_proc_stat(init)).start_time;
+        return owner->dir->write_record(r);
+    };
     return options;
 }
 
@@ -166,6 +196,8 @@ Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std:
     sec.caps_bounding = posture.cap_bounding;
     r.pid = pid;
     r.pid_start_time = TRY(read_proc_stat(pid)).start_time;
+    r.creator_pid = 0;  // committed: from now on the container is whole
+    r.creator_start_time = 0;
     r.monitor_pid = monitor;
     if (monitor > 0) r.monitor_start_time = TRY(read_proc_stat(monitor)).start_time;
     TRY(launch.dir->write_record(r));

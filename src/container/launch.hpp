@@ -43,8 +43,12 @@ private:
 
 Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const CreateOptions& options);
 
-// Spawn options for this launch, with the hook state JSON built from the record.
-process::SpawnOptions spawn_options(const Launch& launch, process::Parent parent);
+// The monitor (this process) adds its identity to the record, before it may clone init.
+Result<void> record_monitor(Launch& launch);
+
+// Spawn options for this launch, with the hook state JSON built from the record; init's identity goes into the
+// record (with the calling process as its monitor) before init leaves its first wait.
+process::SpawnOptions spawn_options(Launch& launch, process::Parent parent);
 
 // What the monitor of this launch enforces and where it records the verdict.
 MonitorPlan monitor_plan(const Launch& launch);

@@ -66,12 +66,40 @@ Result<void> signal_init(const state::Record& record, int signal) {
 }
 
 // The facts behind the reason `killed` (DESIGN.md §2): the signal is recorded, under the exclusive lock the
-// caller holds, before it is sent, so the monitor's verdict at init's exit always sees it.
-Result<void> record_kill_request(Opened& c, int signal) {
+// caller holds, before it is sent, so the monitor's verdict at init's exit always sees it. Best effort: a
+// signal is never held back because the state filesystem is full. When the request cannot be written, the
+// kills-recorded file is unlinked instead (that needs no space), and the monitor then does not claim that
+// nobody asked for the signal (docs/ARCHITECTURE.md, State).
+void record_kill_request(Opened& c, int signal) {
     auto& requests = c.record->kill_requests;
-    if (std::find(requests.begin(), requests.end(), signal) != requests.end()) return {};
+    if (std::find(requests.begin(), requests.end(), signal) != requests.end()) return;
     requests.insert(std::upper_bound(requests.begin(), requests.end(), signal), signal);
-    return c.dir.write_record(*c.record);
+    if (!c.dir.write_record(*c.record)) ::unlinkat(c.dir.fd(), state::StateDir::kills_recorded, 0);
+}
+
+// SIGKILL to a process named by pid + start time, then waits until it is gone; false if it outlives the wait.
+bool kill_and_wait(pid_t pid, std::uint64_t start_time, const std::string& boot_id) {
+    auto pidfd = state::open_live_pidfd(pid, start_time, boot_id);
+    if (!pidfd) return true;
+    sys::pidfd_send_signal(pidfd->get(), SIGKILL);
+    pollfd p{pidfd->get(), POLLIN, 0};
+    return ::poll(&p, 1, 10000) == 1;
+}
+
+// A create that died before it committed left at most: its monitor (waiting for create, or spawning init),
+// init (named in the record before it leaves its first wait), the cgroup (named before it was made). The
+// monitor goes first, so it starts nothing new; then the record is read again for the init it may have added.
+// The cgroup is emptied and removed by delete's common path.
+Result<void> kill_abandoned_create(Opened& c) {
+    const state::Record& first = *c.record;
+    if (!kill_and_wait(first.monitor_pid, first.monitor_start_time, first.boot_id))
+        return fail_msg("the monitor of an unfinished create did not die after SIGKILL");
+    if (auto again = c.dir.read_record()) c.record = std::move(*again);
+    const state::Record& r = *c.record;
+    if (!r.cgroup_path.empty()) (void)cgroup::kill_all(r.cgroup_mount, r.cgroup_path, SIGKILL);
+    if (!kill_and_wait(r.pid, r.pid_start_time, r.boot_id))
+        return fail_msg("init of an unfinished create did not die after SIGKILL");
+    return {};
 }
 
 // Blocks until init has executed the workload or is gone, and says which. Init is the fifo's last reader: it
@@ -154,12 +182,14 @@ Result<void> kill_container(const Runtime& runtime, const std::string& id, int s
     if (all && c.record->cgroup_path.empty())
         return fail_msg("kill --all needs the container's cgroup, and this container has none "
                         "(created with --cgroup-manager disabled)");
-    TRY(record_kill_request(c, signal));
+    record_kill_request(c, signal);
     if (all) return cgroup::kill_all(c.record->cgroup_mount, c.record->cgroup_path, signal);
     return signal_init(*c.record, signal);
 }
 
 Result<std::vector<std::string>> delete_container(const Runtime& runtime, const std::string& id, bool force) {
+    // A create killed before its state dir was renamed into place left only its temporary directory.
+    state::remove_abandoned_creations(runtime.root, id);
     auto opened = open_container(runtime, id, state::Lock::exclusive);
     if (!opened) {
         // Clients delete twice (containerd's shim always follows delete with delete --force): not an error.
@@ -167,12 +197,15 @@ Result<std::vector<std::string>> delete_container(const Runtime& runtime, const 
         return std::unexpected(opened.error());
     }
     Opened& c = *opened;
+    // We hold the lock, which create keeps until it commits: a record still naming its creator is abandoned
+    // (the liveness check is only a second guard).
+    if (c.record && c.record->creator_pid != 0 && !container::creator_alive(*c.record)) TRY(kill_abandoned_create(c));
     if (c.observed.status != Status::stopped) {
         if (!force)
             return fail_msg("cannot delete container " + id + " that is not stopped: " +
                             container::status_name(c.observed.status));
         if (c.record) {
-            TRY(record_kill_request(c, SIGKILL));
+            record_kill_request(c, SIGKILL);
             if (!c.record->cgroup_path.empty()) (void)cgroup::kill_all(c.record->cgroup_mount, c.record->cgroup_path, SIGKILL);
             (void)signal_init(*c.record, SIGKILL);
             if (!wait_gone(*c.record, std::chrono::seconds(10))) return fail_msg("container init did not die after SIGKILL");

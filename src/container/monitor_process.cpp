@@ -87,6 +87,19 @@ void read_final_counters(const MonitorPlan& plan, CgroupFacts& facts, state::Usa
     }
 }
 
+// `exited` and `signaled` say that husk sent no stop signal, which the record proves only while every kill
+// request got into it: `kill` unlinks kills-recorded when it could not write one (state filesystem full).
+// Then the status is still reported, but not who ended the container.
+void qualify_unrecorded_kills(const state::StateDir& dir, state::ExitRecord& exit) {
+    if (exit.reason != "exited" && exit.reason != "signaled") return;
+    if (::faccessat(dir.fd(), state::StateDir::kills_recorded, F_OK, AT_SYMLINK_NOFOLLOW) == 0) return;
+    exit.detail = (exit.signal != 0 ? "terminated by signal " + std::to_string(exit.signal)
+                                    : "exit code " + std::to_string(exit.code)) +
+                  "; a husk kill request could not be recorded (state filesystem full?), so whether husk asked "
+                  "for this end is unknown";
+    exit.reason = "unknown";
+}
+
 }  // namespace
 
 std::optional<std::uint64_t> read_oom_kills(const std::string& cgroup_mount, const std::string& cgroup_path) {
@@ -114,6 +127,7 @@ void record_exit(const MonitorPlan& plan, pid_t init, const monitor::ExitStatus&
     auto locked = open_for_update(plan.state_path, init);
     if (!locked) return;
     locked->record.exit = decide_exit(status, locked->record, plan.policy, facts);
+    qualify_unrecorded_kills(locked->dir, *locked->record.exit);
     locked->record.exit->usage = usage;
     locked->record.exit->factors = std::move(factors);
     (void)locked->dir.write_record(locked->record);

@@ -20,11 +20,20 @@ const char* status_name(Status status) {
     return "unknown";
 }
 
+bool creator_alive(const state::Record& record) {
+    return record.creator_pid != 0 &&
+           state::open_live_pidfd(record.creator_pid, record.creator_start_time, record.boot_id).has_value();
+}
+
 Observed observe(const state::StateDir& dir, const std::optional<state::Record>& record) {
     if (!record) {
         // No record yet: a create in progress holds the lock; otherwise it died half-way.
         return Observed{dir.locked_by_other() ? Status::creating : Status::stopped, 0};
     }
+    // Create has not committed: `creating` while its process lives; once it is gone, what it left is stopped
+    // (whatever still runs is killed by delete, which a stopped container accepts, with or without --force).
+    if (record->creator_pid != 0)
+        return Observed{creator_alive(*record) ? Status::creating : Status::stopped, 0};
     auto pidfd = state::open_live_pidfd(record->pid, record->pid_start_time, record->boot_id);
     if (!pidfd) return Observed{Status::stopped, 0};
     if (::faccessat(dir.fd(), state::StateDir::exec_fifo, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
@@ -38,6 +47,7 @@ Observed observe(const state::StateDir& dir, const std::optional<state::Record>&
 
 bool exit_known(const state::Record& record, std::string_view status) {
     if (record.exit) return true;
+    if (status == "stopped" && record.creator_pid != 0) return true;
     return status == "stopped" && !record.started.empty() &&
            !state::open_live_pidfd(record.monitor_pid, record.monitor_start_time, record.boot_id);
 }
@@ -48,6 +58,11 @@ void write_exit_members(JsonWriter& w, const state::Record& record) {
         w.key("signal").integer(record.exit->signal);
         w.key("reason").string(record.exit->reason);
         w.key("detail").string(record.exit->detail);
+    } else if (record.creator_pid != 0) {
+        // Observed: the create process is gone and never committed. Nothing ran the workload.
+        w.key("reason").string("setup-failed");
+        w.key("detail").string("husk create (pid " + std::to_string(record.creator_pid) +
+                               ") ended before the container was created; delete removes what it left");
     } else if (record.cause) {
         // Init is gone and nobody recorded how: the monitor was lost (killed, or the machine rebooted). A cause
         // it recorded before signalling (timeout) still holds; the exit status itself is unknown.

@@ -23,6 +23,9 @@ struct Observed {
     pid_t pid = 0;  // 0 unless init is alive
 };
 
+// Whether the create that wrote this record is still running (record.creator_pid, verified by start time).
+bool creator_alive(const state::Record& record);
+
 Observed observe(const state::StateDir& dir, const std::optional<state::Record>& record);
 
 // Whether there is a husk.exit to print: the monitor's verdict, or, for a container that stopped after start

@@ -139,6 +139,10 @@ Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, con
     if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return fail_sys(errno, "socketpair");
     UniqueFd parent_end(pair[0]), child_end(pair[1]);
 
+    // init also drops our end of the socket: then its reads see EOF when we die, and it exits instead of
+    // waiting forever for a parent that is gone.
+    std::vector<int> close_first = options.close_in_child;
+    close_first.push_back(parent_end.get());
     auto for_children = TRY(ns::ForChildren::enter(plan.namespaces));
     int pidfd = -1;
     clone_args args{};
@@ -152,7 +156,7 @@ Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, con
         args.cgroup = static_cast<std::uint64_t>(options.cgroup_fd);
     }
     long pid = sys::clone3(&args);
-    if (pid == 0) child_main(plan, ChildFds{child_end.get(), options.exec_fifo, &options.close_in_child,
+    if (pid == 0) child_main(plan, ChildFds{child_end.get(), options.exec_fifo, &close_first,
                                                             options.stdout_pipe, options.stderr_pipe}, buffers);
     int clone_errno = errno;
     auto restored = for_children.restore();
@@ -165,6 +169,7 @@ Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, con
     }
 
     auto setup = [&]() -> Result<void> {
+        if (options.on_cloned) TRY(options.on_cloned(child.pid));
         TRY(ns::write_id_maps(plan.namespaces, child.pid));
         if (options.oom_score_adj) {
             UniqueFd proc = TRY(open_proc_pid(child.pid));

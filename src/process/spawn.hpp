@@ -32,6 +32,8 @@ struct SpawnOptions {
     const spec::Hooks* hooks = nullptr;   // prestart + createRuntime run here, in the runtime namespace
     // The OCI state JSON for hooks, given the status to report and init's pid.
     std::function<std::string(std::string_view status, pid_t pid)> hook_state;
+    // Called once init exists, before it is let go: an error abandons init (SIGKILL) and fails the spawn.
+    std::function<Result<void>(pid_t pid)> on_cloned;
 };
 
 struct Spawned {

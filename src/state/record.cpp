@@ -143,6 +143,10 @@ std::string encode_record(const Record& r) {
     w.key("bootId").string(r.boot_id);
     w.key("monitorPid").integer(r.monitor_pid);
     w.key("monitorStartTime").unsigned_integer(r.monitor_start_time);
+    if (r.creator_pid != 0) {
+        w.key("creatorPid").integer(r.creator_pid);
+        w.key("creatorStartTime").unsigned_integer(r.creator_start_time);
+    }
     w.key("cgroupMount").string(r.cgroup_mount);
     w.key("cgroupPath").string(r.cgroup_path);
     w.key("started").string(r.started);
@@ -197,6 +201,8 @@ Result<Record> decode_record(std::string_view json) {
     r.boot_id = get_string(root, "bootId");
     r.monitor_pid = static_cast<pid_t>(get_integer(root, "monitorPid"));
     r.monitor_start_time = get_unsigned(root, "monitorStartTime");
+    r.creator_pid = static_cast<pid_t>(get_integer(root, "creatorPid"));
+    r.creator_start_time = get_unsigned(root, "creatorStartTime");
     r.cgroup_mount = get_string(root, "cgroupMount");
     r.cgroup_path = get_string(root, "cgroupPath");
     r.started = get_string(root, "started");

@@ -82,6 +82,11 @@ struct Record {
     std::string boot_id;               // /proc/sys/kernel/random/boot_id at create
     pid_t monitor_pid = 0;
     std::uint64_t monitor_start_time = 0;
+    // The `husk create` (or `run`) process while it has not finished: set in the first record, before the
+    // cgroup, the monitor or init exist, and cleared when create commits. Set and that process gone means
+    // create died half-way: the record then names whatever it may have left (docs/ARCHITECTURE.md, State).
+    pid_t creator_pid = 0;
+    std::uint64_t creator_start_time = 0;
     std::string cgroup_mount;  // empty when the container has no cgroup
     std::string cgroup_path;
     std::string started;       // set by start

@@ -8,9 +8,15 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cctype>
 #include <cstdio>
+#include <optional>
+#include <string_view>
+#include <utility>
 
 #include "base/fs.hpp"
+#include "base/proc_stat.hpp"
+#include "state/process_identity.hpp"
 
 namespace husk::state {
 namespace {
@@ -48,15 +54,35 @@ Result<void> remove_entries(int dirfd, const std::string& path) {
     return {};
 }
 
+std::string creating_prefix(const std::string& id) { return ".creating-" + id + "-"; }
+
+// "<pid>.<start time>-XXXXXX", what follows the prefix of one id: the creator's identity, or nothing when the
+// name does not have exactly that shape (it may belong to another id that begins with this one).
+std::optional<std::pair<pid_t, std::uint64_t>> parse_creator(std::string_view rest) {
+    auto dot = rest.find('.');
+    auto dash = rest.find('-');
+    if (dot == std::string_view::npos || dash == std::string_view::npos || dot > dash || rest.size() != dash + 7)
+        return std::nullopt;
+    auto digits = [](std::string_view text) {
+        return !text.empty() && text.size() < 20 && text.find_first_not_of("0123456789") == std::string_view::npos;
+    };
+    std::string_view pid = rest.substr(0, dot), start = rest.substr(dot + 1, dash - dot - 1);
+    if (!digits(pid) || !digits(start)) return std::nullopt;
+    for (char c : rest.substr(dash + 1))
+        if (!std::isalnum(static_cast<unsigned char>(c))) return std::nullopt;
+    return std::pair{static_cast<pid_t>(std::stoll(std::string(pid))), std::stoull(std::string(start))};
+}
+
 }  // namespace
 
-Result<StateDir> StateDir::create(const std::string& root, const std::string& id) {
+Result<StateDir> StateDir::create(const std::string& root, const std::string& id, const Record* first) {
     TRY(make_root(root));
-    std::string tmp = root + "/.creating-" + id + "-XXXXXX";
+    const ProcStat self = TRY(read_proc_stat(::getpid()));
+    std::string tmp = root + "/" + creating_prefix(id) + std::to_string(::getpid()) + "." +
+                      std::to_string(self.start_time) + "-XXXXXX";
     if (::mkdtemp(tmp.data()) == nullptr) return fail_sys(errno, "mkdtemp", tmp);
     auto cleanup_tmp = [&] {
-        std::string lock_path = tmp + "/" + lock_name;
-        ::unlink(lock_path.c_str());
+        for (const char* name : {lock_name, record_name}) ::unlink((tmp + "/" + name).c_str());
         ::rmdir(tmp.c_str());
     };
     ::chmod(tmp.c_str(), 0711);
@@ -64,6 +90,17 @@ Result<StateDir> StateDir::create(const std::string& root, const std::string& id
     if (!lock || ::flock(lock->get(), LOCK_EX) != 0) {
         cleanup_tmp();
         return fail_sys(lock ? errno : lock.error().err, "lock", tmp);
+    }
+    if (first != nullptr) {
+        // The record is there from the moment <id> is: whoever finds the directory finds what create planned.
+        auto written = [&]() -> Result<void> {
+            UniqueFd dir = TRY(open_fd(tmp, O_RDONLY | O_DIRECTORY));
+            return write_file_atomic(dir.get(), record_name, encode_record(*first));
+        }();
+        if (!written) {
+            cleanup_tmp();
+            return fail(written.error());
+        }
     }
     std::string path = root + "/" + id;
     if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) != 0) {
@@ -122,6 +159,28 @@ Result<void> StateDir::remove() {
     TRY(remove_entries(dir_.get(), path_));
     if (::rmdir(path_.c_str()) != 0 && errno != ENOENT) return fail_sys(errno, "rmdir", path_);
     return {};
+}
+
+void remove_abandoned_creations(const std::string& root, const std::string& id) {
+    DIR* dir = ::opendir(root.c_str());
+    if (dir == nullptr) return;
+    std::vector<std::string> abandoned;
+    const std::string prefix = creating_prefix(id);
+    auto boot_id = read_boot_id();
+    while (dirent* entry = ::readdir(dir)) {
+        std::string_view name = entry->d_name;
+        if (!name.starts_with(prefix)) continue;
+        auto creator = parse_creator(name.substr(prefix.size()));
+        if (creator && boot_id && !open_live_pidfd(creator->first, creator->second, *boot_id))
+            abandoned.emplace_back(name);
+    }
+    ::closedir(dir);
+    for (const std::string& name : abandoned) {
+        std::string path = root + "/" + name;
+        auto fd = open_fd(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        if (fd) (void)remove_entries(fd->get(), path);
+        ::rmdir(path.c_str());
+    }
 }
 
 std::vector<std::string> list_ids(const std::string& root) {

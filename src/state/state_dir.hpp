@@ -15,9 +15,11 @@ enum class Lock { shared, exclusive };
 
 class StateDir {
 public:
-    // Makes <root>/<id> appear atomically with its lock already held: a temporary directory is prepared and
-    // renamed into place with RENAME_NOREPLACE, so of two concurrent creates exactly one wins.
-    static Result<StateDir> create(const std::string& root, const std::string& id);
+    // Makes <root>/<id> appear atomically with its lock already held (and `first` already written as the
+    // record, when given): a temporary directory `.creating-<id>-<pid>.<start time>-XXXXXX`, named after the
+    // calling process, is prepared and renamed into place with RENAME_NOREPLACE, so of two concurrent creates
+    // exactly one wins, and a temporary directory whose creator died is recognisable from its name alone.
+    static Result<StateDir> create(const std::string& root, const std::string& id, const Record* first = nullptr);
     // An existing container; `container does not exist` otherwise.
     static Result<StateDir> open(const std::string& root, const std::string& id);
 
@@ -38,6 +40,8 @@ public:
     std::string file(const char* name) const { return path_ + "/" + name; }
 
     static constexpr const char* exec_fifo = "exec.fifo";
+    // An empty file that exists while every kill request husk sent is in the record (see `kill`).
+    static constexpr const char* kills_recorded = "kills-recorded";
 
 private:
     StateDir(std::string path, UniqueFd dir, UniqueFd lock) : path_(std::move(path)), dir_(std::move(dir)), lock_(std::move(lock)) {}
@@ -45,6 +49,10 @@ private:
     UniqueFd dir_;
     UniqueFd lock_;
 };
+
+// Removes the `.creating-<id>-*` directories of creates of `id` that died before renaming theirs into place
+// (their creator, named in the directory name, is no longer alive). Best effort; those of live creators stay.
+void remove_abandoned_creations(const std::string& root, const std::string& id);
 
 // Ids of all containers under root, sorted; a missing root means none.
 std::vector<std::string> list_ids(const std::string& root);

@@ -1,11 +1,15 @@
 #include "state/state_dir.hpp"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <csignal>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <string>
+
+#include "base/proc_stat.hpp"
 
 using namespace husk::state;
 
@@ -50,4 +54,45 @@ TEST_CASE("the creator's lock is visible to others until it is released", "[stat
     CHECK(other->locked_by_other());
     created->remove().value();
     CHECK(list_ids(root.path).empty());
+}
+
+TEST_CASE("only the temporary directories of dead creates of that id are removed", "[state]") {
+    TempRoot root;
+    pid_t child = fork();
+    if (child == 0) {
+        pause();
+        _exit(0);
+    }
+    auto dead_start = husk::read_proc_stat(child).value().start_time;
+    kill(child, SIGKILL);
+    waitpid(child, nullptr, 0);
+    auto own_start = husk::read_proc_stat(getpid()).value().start_time;
+    auto make = [&](const std::string& name) {
+        std::string path = root.path + "/" + name;
+        mkdir(path.c_str(), 0700);
+        std::system(("touch '" + path + "/lock'").c_str());
+        return path;
+    };
+    std::string dead = make(".creating-c1-" + std::to_string(child) + "." + std::to_string(dead_start) + "-Ab3xYz");
+    std::string live = make(".creating-c1-" + std::to_string(getpid()) + "." + std::to_string(own_start) + "-Qw9eRt");
+    // Another id that begins with "c1-": its name has a different shape after the "c1-" prefix.
+    std::string other = make(".creating-c1-2-" + std::to_string(child) + "." + std::to_string(dead_start) + "-Zx1cVb");
+    remove_abandoned_creations(root.path, "c1");
+    CHECK(access(dead.c_str(), F_OK) != 0);
+    CHECK(access(live.c_str(), F_OK) == 0);
+    CHECK(access(other.c_str(), F_OK) == 0);
+    remove_abandoned_creations(root.path, "c1-2");
+    CHECK(access(other.c_str(), F_OK) != 0);
+}
+
+TEST_CASE("create writes the first record before the directory appears under its id", "[state]") {
+    TempRoot root;
+    Record first;
+    first.id = "c3";
+    first.creator_pid = getpid();
+    auto created = StateDir::create(root.path, "c3", &first);
+    REQUIRE(created);
+    auto opened = StateDir::open(root.path, "c3");
+    REQUIRE(opened);
+    CHECK(opened->read_record().value().creator_pid == getpid());
 }
