@@ -2,8 +2,9 @@
 # Installs what husk needs on Debian 12: build dependencies, plus test tools with --tests.
 #   tests/install-deps.sh [--tests]
 set -eu
+# file: bundles/build-rootfs.sh checks that busybox is statically linked.
 packages="meson ninja-build g++ pkg-config libcap-dev libseccomp-dev libyajl-dev libmnl-dev
-          libboost-program-options-dev busybox-static"
+          libboost-program-options-dev busybox-static file"
 if [ "${1:-}" = "--tests" ]; then
     # catch2: unit tests; iproute2: namespace-join tests; runc: the reference in the benchmark.
     packages="$packages catch2 iproute2 runc"
