@@ -28,19 +28,9 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ "$(id -u)" = 0 ] || die "run as root"
-commit=$(git -C "$top" rev-parse --verify "$commit^{commit}") || die "no commit $commit in $top"
-
 # The host's tools for building and entering the root (the root itself gets nothing from the host).
-missing=
-for p in debootstrap git util-linux tar; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    # shellcheck disable=SC2086
-    apt-get install -y -qq --no-install-recommends $missing
-fi
+"$top/tests/install-deps.sh" --fresh-machine
+commit=$(git -C "$top" rev-parse --verify "$commit^{commit}") || die "no commit $commit in $top"
 
 # The Debian mirror configured on this machine: the first source for bookworm, in either the deb822
 # (*.sources) or the one-line (*.list) format. $HUSK_FRESH_MIRROR overrides it.
