@@ -20,9 +20,10 @@ status=0
 build "$top/build" -Dtests=true
 meson test -C "$top/build" --print-errorlogs || status=1
 
-# The sanitizers' defaults from meson test (halt and abort on the first error) apply; the suppressions
-# name known leaks that are being fixed (tests/lsan.supp).
-build "$top/build-asan" -Dtests=true -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false
+# Every sanitizer report ends the process with an error (UBSan would print and go on); the suppressions
+# name known leaks that are being fixed (tests/lsan.supp). -O0: it halves the compile time of this build.
+build "$top/build-asan" -Dtests=true -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false -Doptimization=0
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
 meson test -C "$top/build-asan" --print-errorlogs --suite unit --suite integration || status=1
 # A crashing input is left in build-asan/tests/fuzz/ as crash-<hash> (docs/testing.md: reproduce it).
