@@ -34,8 +34,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 // Provided by the sanitizer runtimes when the build has them.
 extern "C" __attribute__((weak)) void __sanitizer_set_death_callback(void (*)());
 
-// UBSan stops at the first report, so that it counts as a crash and leaves its input behind.
-extern "C" const char* __ubsan_default_options() { return "halt_on_error=1:print_stacktrace=1"; }
+// UBSan stops at the first report, with abort() so that the SIGABRT handler saves the input (UBSan does
+// not call the sanitizers' death callback).
+extern "C" const char* __ubsan_default_options() { return "halt_on_error=1:abort_on_error=1:print_stacktrace=1"; }
 
 namespace {
 
