@@ -1,14 +1,21 @@
 #!/bin/sh
-# Installs what husk needs on Debian 12: build dependencies, plus test tools with --tests.
-#   tests/install-deps.sh [--tests]
+# Installs what husk needs on Debian 12: build dependencies, plus test tools with --tests, plus what
+# tests/fresh-machine.sh needs on the host with --fresh-machine.
+#   tests/install-deps.sh [--tests] [--fresh-machine]
 set -eu
+# file: bundles/build-rootfs.sh checks that busybox is statically linked.
 packages="meson ninja-build g++ pkg-config libcap-dev libseccomp-dev libyajl-dev libmnl-dev
-          libboost-program-options-dev busybox-static"
-if [ "${1:-}" = "--tests" ]; then
-    # catch2: unit tests; iproute2: namespace-join tests; runc: the reference in the benchmark;
-    # golang-github-containers-common: podman's default seccomp profile (/usr/share/containers/seccomp.json).
-    packages="$packages catch2 iproute2 runc golang-github-containers-common"
-fi
+          libboost-program-options-dev busybox-static file"
+for arg in "$@"; do
+    case $arg in
+        # catch2: unit tests; iproute2: namespace-join tests; runc: the reference in the benchmark;
+        # golang-github-containers-common: podman's default seccomp profile (/usr/share/containers/seccomp.json).
+        --tests) packages="$packages catch2 iproute2 runc golang-github-containers-common" ;;
+        # debootstrap: the fresh Debian root; git: the clean clone of the commit under test.
+        --fresh-machine) packages="$packages debootstrap git" ;;
+        *) echo "usage: $0 [--tests] [--fresh-machine]" >&2; exit 2 ;;
+    esac
+done
 missing=
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
