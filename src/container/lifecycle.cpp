@@ -137,12 +137,16 @@ Result<std::vector<std::string>> start_container(const Runtime& runtime, const s
     // runtime.md: the poststart hooks run after the user-specified program is executed and before start returns;
     // a failing startContainer hook continues the lifecycle at destroy, without them. Start itself succeeds
     // either way, as runc's does: the failure is the container's exit (setup-failed), recorded by the monitor.
+    // The wait lasts as long as the startContainer hooks do, so it must not hold up kill or delete --force:
+    // the lock goes first, and the hooks are read while the state dir surely still exists.
+    const spec::Hooks hooks = stored_hooks(c.dir);
+    c.dir.unlock();
     if (!TRY(wait_for_exec(fifo->get())))
         return std::vector<std::string>{"the container's program was not executed (a startContainer hook or execve "
                                         "failed, see husk state): poststart hooks skipped"};
     // A failure of a poststart hook is a warning.
     std::string state = container::oci_state_json(*c.record, "running", c.record->pid);
-    auto outcome = hooks::run_hooks(stored_hooks(c.dir).poststart, state, "poststart", hooks::OnFailure::warn);
+    auto outcome = hooks::run_hooks(hooks.poststart, state, "poststart", hooks::OnFailure::warn);
     if (!outcome) return std::unexpected(outcome.error());
     return std::move(outcome->warnings);
 }

@@ -137,6 +137,8 @@ Result<void> StateDir::lock(Lock mode) {
     return {};
 }
 
+void StateDir::unlock() { (void)::flock(lock_.get(), LOCK_UN); }
+
 bool StateDir::locked_by_other() const {
     // A second open file description conflicts with locks held through any other description, ours included,
     // so only ask when we hold none ourselves.

@@ -24,6 +24,8 @@ public:
     static Result<StateDir> open(const std::string& root, const std::string& id);
 
     Result<void> lock(Lock mode);
+    // Lets go of the lock before a wait that must not hold up kill or delete.
+    void unlock();
     // True when another process holds the lock (a create in progress, for example).
     bool locked_by_other() const;
 
