@@ -104,7 +104,7 @@ std::optional<std::uint64_t> read_pids_max_hits(const std::string& cgroup_mount,
     return keyed_counter(dir->get(), "pids.events", "max", cgroup_mount + cgroup_path);
 }
 
-void record_exit(const MonitorPlan& plan, pid_t init, const monitor::ExitStatus& status) {
+std::optional<state::ExitRecord> record_exit(const MonitorPlan& plan, pid_t init, const monitor::ExitStatus& status) {
     CgroupFacts facts;
     state::Usage usage;
     std::vector<state::Factor> factors;
@@ -112,11 +112,12 @@ void record_exit(const MonitorPlan& plan, pid_t init, const monitor::ExitStatus&
     usage.stdout_bytes = status.stdout_bytes;
     usage.stderr_bytes = status.stderr_bytes;
     auto locked = open_for_update(plan.state_path, init);
-    if (!locked) return;
+    if (!locked) return std::nullopt;
     locked->record.exit = decide_exit(status, locked->record, plan.policy, facts);
     locked->record.exit->usage = usage;
     locked->record.exit->factors = std::move(factors);
     (void)locked->dir.write_record(locked->record);
+    return locked->record.exit;
 }
 
 namespace {

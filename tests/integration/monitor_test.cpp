@@ -43,19 +43,29 @@ TEST_CASE("husk run --timeout 2s ends sleep 100 promptly and state says timeout"
     delete_and_check(sb, id);
 }
 
-TEST_CASE("a workload that exits 0 on the stop signal still stopped because of the timeout",
+TEST_CASE("a workload that exits 0 on the stop signal still stopped because of the timeout, and run exits 124",
           "[integration][monitor]") {
     Sandbox sb;
+    std::string mode = GENERATE(std::string("run"), std::string("create"));
     Bundle b = with_args(sb, {"/bin/sh", "-c", "trap 'exit 0' TERM; echo ready; while :; do sleep 0.05; done"});
     std::string id = sb.id("polite");
-    create_and_start(sb, b, id, {"--timeout", "1s"});
+    if (mode == "run") {
+        Output run = sb.run(b, id, {"--keep", "--timeout", "1s"});
+        INFO(run.describe());
+        // A limit fired, so never 0; the workload ended itself, so not 128 + N either: timeout(1)'s 124.
+        CHECK(run.exit_code == 124);
+    } else {
+        create_and_start(sb, b, id, {"--timeout", "1s"});
+    }
     Json st = wait_for_exit(sb, id);
-    INFO("state: " << st.dump());
+    INFO(mode << " state: " << st.dump());
     const Json& exit = st["husk"]["exit"];
     CHECK(exit["reason"].str() == "timeout");
-    CHECK(exit["code"].num() == 0);
+    CHECK(exit["code"].num() == 0);  // as the kernel reported it
     CHECK(exit["signal"].num() == 0);
-    CHECK(exit["detail"].str() == "wall-time limit 1s reached; sent SIGTERM, init ended within the 5s grace");
+    CHECK((exit.contains("exitedAfterLimit") && exit["exitedAfterLimit"].boolean()));
+    CHECK(exit["detail"].str() == "wall-time limit 1s reached; sent SIGTERM, init ended within the 5s grace; "
+                                  "the workload exited on its own with code 0 after the limit fired");
     // The cause was recorded before the signal, and kept.
     Json record = state_record(sb, id);
     REQUIRE(record.contains("cause"));
