@@ -7,6 +7,8 @@ packages="meson ninja-build g++ pkg-config libcap-dev libseccomp-dev libyajl-dev
 if [ "${1:-}" = "--tests" ]; then
     # catch2: unit tests; iproute2: namespace-join tests; runc: the reference in the benchmark.
     packages="$packages catch2 iproute2 runc"
+    # stress-ng: the CPU hog beside tests/bench.sh's CPU budget figures.
+    packages="$packages stress-ng"
 fi
 missing=
 for p in $packages; do

@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <csignal>
+#include <memory>
 #include <vector>
 
 #include "base/proc_stat.hpp"
 #include "base/sys.hpp"
 #include "base/time.hpp"
 #include "cgroup/cgroup.hpp"
+#include "cgroup/cpu_hold.hpp"
 #include "cgroup/hierarchy.hpp"
 #include "cgroup/stats.hpp"
 
@@ -183,6 +185,12 @@ void add_limits(const MonitorPlan& plan, pid_t init, int pidfd, std::optional<Ou
             record_cause(plan, init, cpu_limit_cause(plan.policy, used));
             kill_container(plan, pidfd);
         };
+        // With the cpu controller the kernel also holds the container to what is left (cgroup/cpu_hold.hpp).
+        if (auto hold = cgroup::CpuHold::open(plan.cgroup_mount, plan.cgroup_path)) {
+            auto shared = std::make_shared<cgroup::CpuHold>(std::move(*hold));
+            budget.hold = [shared](std::chrono::microseconds left) { return shared->hold(left).has_value(); };
+            budget.release = [shared] { shared->release(); };
+        }
         options.cpu_budget = std::move(budget);
     }
     if (output) {

@@ -2,6 +2,8 @@
 // burst and idle land in cpu.weight, cpu.max.burst and cpu.idle, and cpus/mems bound the workload (cpuset).
 #include <catch2/catch.hpp>
 
+#include <signal.h>
+
 #include "vm_support.hpp"
 
 using namespace husk::test;
@@ -46,6 +48,51 @@ TEST_CASE("a CPU budget under a cpu.max quota is counted in CPU time, not wall t
     CHECK(st["husk"]["exit"]["reason"].str() == "cpu-limit");
     CHECK(st["husk"]["usage"]["cpuUsec"].num() >= 300000);
     CHECK(st["husk"]["usage"]["cpuUsec"].num() < 450000);
+    // The monitor held the cgroup to what was left (never looser than this quota) and put the quota back.
+    CHECK(read_value(cgroup_dir(sb, id) + "/cpu.max") == "50000 100000");
+    require_ok(sb.husk({"delete", id}));
+    check_nothing_left(sb);
+}
+
+TEST_CASE("with the cpu controller the kernel holds a CPU budget at what is left while the monitor cannot run",
+          "[.vm][cpu][cpu-limit]") {
+    require_vm();
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    // Idle until the test says go, then busy: the monitor can be stopped first without racing its kill.
+    b.config["process"]["args"] =
+        Json::strings({"/bin/sh", "-c", "while [ ! -e /tmp/go ]; do sleep 0.05; done; while :; do :; done"});
+    std::string id = sb.id("hold");
+    create_and_start(sb, b, id, {"--cpu-limit", "300ms"});
+    std::string cgroup = cgroup_dir(sb, id);
+    // From exec on, the monitor holds the cgroup to what is left plus 1 ms per CPU, per 1 s period.
+    REQUIRE(wait_until([&] { return read_value(cgroup + "/cpu.max") != "max 100000"; }));
+    long long usage_held = keyed_value(cgroup + "/cpu.stat", "usage_usec");
+    long long periods_held = keyed_value(cgroup + "/cpu.stat", "nr_periods");
+    pid_t monitor = static_cast<pid_t>(state_record(sb, id)["monitorPid"].num());
+    REQUIRE(monitor > 0);
+    REQUIRE(::kill(monitor, SIGSTOP) == 0);  // the test's own monitor, by pid
+    struct Resume {
+        pid_t pid;
+        ~Resume() { ::kill(pid, SIGCONT); }
+    } resume{monitor};
+    touch_in_rootfs(b, "/tmp/go");
+    // Nothing but the kernel can stop the busy loop now: it is throttled once it has used the held quota.
+    bool throttled = wait_until([&] { return keyed_value(cgroup + "/cpu.stat", "nr_throttled") >= 1; });
+    std::string stat = read_file(cgroup + "/cpu.stat");
+    INFO("cpu.max " << read_value(cgroup + "/cpu.max") << "; cpu.stat when throttled:\n" << stat);
+    REQUIRE(throttled);
+    ::kill(monitor, SIGCONT);
+    write_file(sb.dir() + "/cpu.stat", stat);
+    long long used = keyed_value(sb.dir() + "/cpu.stat", "usage_usec") - usage_held;
+    long long periods = keyed_value(sb.dir() + "/cpu.stat", "nr_periods") - periods_held;
+    // At most the held quota (300 ms + 2 × 1 ms) per period begun since, plus a 4 ms tick (HZ 250) per CPU.
+    CHECK(used <= (periods + 1) * 302000 + 2 * 4000);
+    // Resumed, the monitor finds the budget used up, kills, and puts cpu.max back.
+    Json st = wait_for_exit(sb, id);
+    INFO("state: " << st.dump());
+    CHECK(st["husk"]["exit"]["reason"].str() == "cpu-limit");
+    CHECK(read_value(cgroup + "/cpu.max") == "max 100000");
     require_ok(sb.husk({"delete", id}));
     check_nothing_left(sb);
 }

@@ -54,3 +54,55 @@ printf '%-6s %14s\n' runtime "median wall ms"
 for r in $runtimes; do
     printf '%-6s %14s\n' "$r" "$(median "$work/$r.us" | awk '{ printf "%.1f", $1 / 1000 }')"
 done
+
+peak() { sort -n "$1" | tail -n 1; }
+ms() { awk '{ printf "%.1f", $1 / 1000 }'; }
+
+# The CPU budget's precision with the cpu controller (the kernel holds the container to what is left, see
+# husk(8) LIMITS): how far a busy loop gets past a 300 ms budget, idle and beside `stress-ng --cpu 4` (staged
+# by tests/bench.sh; four shell loops when it is not there).
+mkdir -p "$work/busy"
+sed 's|"args": \["/bin/true"\]|"args": ["/bin/sh", "-c", "while :; do :; done"]|' "$work/bundle/config.json" \
+    > "$work/busy/config.json"
+overshoot() { # LABEL -> one line per run in $work/cpu-LABEL.us: microseconds past the budget
+    j=0
+    while [ "$j" -lt "$runs" ]; do
+        j=$((j + 1))
+        husk --root "$work/root-cpu" run --keep --bundle "$work/busy" --cpu-limit 300ms "cpu-$1-$j" \
+            >/dev/null 2>&1 </dev/null
+        husk --root "$work/root-cpu" state "cpu-$1-$j" > "$work/cpu-state"
+        husk --root "$work/root-cpu" delete --force "cpu-$1-$j"
+        grep -q '"reason": "cpu-limit"' "$work/cpu-state" || { echo "bench: no cpu-limit:" >&2; cat "$work/cpu-state" >&2; exit 1; }
+        sed -n 's/.*"cpuUsec": *\([0-9]*\).*/\1/p' "$work/cpu-state" | awk '{ print $1 - 300000 }' >> "$work/cpu-$1.us"
+    done
+}
+# usage_usec also counts init's setup before exec, which is not part of the budget: /bin/true's, for scale.
+j=0
+while [ "$j" -lt "$runs" ]; do
+    j=$((j + 1))
+    husk --root "$work/root-cpu" run --keep --bundle "$work/bundle" "setup-$j" >/dev/null 2>&1 </dev/null
+    husk --root "$work/root-cpu" state "setup-$j" | sed -n 's/.*"cpuUsec": *\([0-9]*\).*/\1/p' >> "$work/cpu-setup.us"
+    husk --root "$work/root-cpu" delete "setup-$j"
+done
+overshoot idle
+if command -v stress-ng >/dev/null 2>&1; then
+    hog_name="stress-ng --cpu 4"
+    stress-ng --cpu 4 --timeout 600s >/dev/null 2>&1 &
+    hogs=$!
+    stop=INT  # stress-ng stops its workers on SIGINT (stress-ng(1))
+else
+    hog_name="4 shell busy loops"
+    hogs=
+    stop=TERM  # background jobs of a script ignore SIGINT
+    for k in 1 2 3 4; do sh -c 'while :; do :; done' & hogs="$hogs $!"; done
+fi
+sleep 1
+overshoot stress
+kill -$stop $hogs
+wait 2>/dev/null
+echo
+echo "in the VM, CPU budget 300ms of a busy loop: usage_usec past the budget (ms of CPU), $runs runs each;"
+echo "this includes init's setup before exec: median $(median "$work/cpu-setup.us" | ms) ms for /bin/true"
+printf '%-40s %8s %8s\n' "" median max
+printf '%-40s %8s %8s\n' "idle" "$(median "$work/cpu-idle.us" | ms)" "$(peak "$work/cpu-idle.us" | ms)"
+printf '%-40s %8s %8s\n' "beside $hog_name" "$(median "$work/cpu-stress.us" | ms)" "$(peak "$work/cpu-stress.us" | ms)"
