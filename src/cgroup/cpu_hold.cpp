@@ -38,6 +38,10 @@ std::optional<std::string> held_cpu_max(std::string_view current, std::chrono::m
     if (words[0] == "max") return std::to_string(want) + " " + std::to_string(max_period_usec);
     auto quota = number(words[0]);
     if (!quota) return std::nullopt;
+    // At most half the quota left: the longest period, so that the kernel does not hand out `want` again every
+    // short period before the monitor renews the hold. Still never looser: any window of the config's period
+    // meets at most two of these periods, 2 × want <= quota.
+    if (want * 2 <= *quota) return std::to_string(want) + " " + std::to_string(max_period_usec);
     return std::to_string(std::min(*quota, want)) + " " + std::to_string(*period);
 }
 

@@ -16,8 +16,9 @@ namespace husk::cgroup {
 
 // The cpu.max that lets the cgroup run at most `left` more until the next period boundary, never looser than
 // `current` (what is there: "QUOTA PERIOD" from the config or `husk update`, or "max PERIOD"). With a quota:
-// its period and min(quota, left); without: the longest period the kernel takes (1 s) and `left`. The
-// kernel's smallest quota (1 ms) is the floor. Nothing when `current` does not read as cpu.max.
+// its period and min(quota, left), or the 1 s period once `left` is at most half the quota; without: the
+// longest period the kernel takes (1 s) and `left`. The kernel's smallest quota (1 ms) is the floor. Nothing
+// when `current` does not read as cpu.max.
 std::optional<std::string> held_cpu_max(std::string_view current, std::chrono::microseconds left);
 
 class CpuHold {

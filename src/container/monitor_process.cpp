@@ -181,6 +181,7 @@ void add_limits(const MonitorPlan& plan, pid_t init, int pidfd, std::optional<Ou
         // Online CPUs bound the container's parallelism from above: the timer may fire early, never late.
         budget.cpus = static_cast<unsigned>(std::max(::sysconf(_SC_NPROCESSORS_ONLN), 1L));
         budget.read_usage = [plan] { return read_cpu_usage(plan); };
+        budget.baseline = read_cpu_usage(plan);  // init is still waiting for start here
         budget.on_exhausted = [plan, init, pidfd](std::chrono::microseconds used) {
             record_cause(plan, init, cpu_limit_cause(plan.policy, used));
             kill_container(plan, pidfd);

@@ -113,7 +113,7 @@ state::StopCause cpu_limit_cause(const StopPolicy& policy, std::chrono::microsec
     state::StopCause cause;
     cause.reason = "cpu-limit";
     cause.detail = "CPU budget " + ms(policy.cpu_limit.value_or(std::chrono::microseconds(0))) + " used up (cpu.stat usage_usec +" +
-                   std::to_string(used.count()) + " since exec); killing the container";
+                   std::to_string(used.count()) + " since start); killing the container";
     cause.at = now_rfc3339_nano();
     return cause;
 }

@@ -73,7 +73,7 @@ Result<void> CpuBudgetTimer::open() {
 
 Result<void> CpuBudgetTimer::start() {
     if (baseline_ || done_) return {};
-    baseline_ = config_->read_usage().value_or(0);
+    baseline_ = config_->baseline ? *config_->baseline : config_->read_usage().value_or(0);
     return wait_for(config_->limit);
 }
 
@@ -108,6 +108,9 @@ Result<void> CpuBudgetTimer::wait_for(microseconds left) {
 
 void CpuBudgetTimer::exhausted(microseconds used) {
     done_ = true;
+    // Recording the cause (an fsync) comes before the kill and may be slow: meanwhile each new cpu.max period
+    // would hand the container another held quota, so hold it at the kernel's smallest one.
+    if (config_->hold) (void)config_->hold(microseconds(0));
     if (config_->on_exhausted) config_->on_exhausted(used);
     if (config_->release) config_->release();
 }

@@ -24,6 +24,10 @@ struct CpuBudget {
     std::chrono::microseconds limit{0};
     unsigned cpus = 1;  // an upper bound on parallelism: a bound too high fires early (harmless), never late
     std::function<std::optional<std::uint64_t>()> read_usage;  // cpu.stat usage_usec now, nothing if unreadable
+    // usage_usec while init waited for start (setup done, nothing run yet): the budget counts from there.
+    // Read when the monitor notices the exec instead, it would miss what the workload ran until then, which
+    // on a loaded machine can be a large part of a small budget. Nothing: read at exec.
+    std::optional<std::uint64_t> baseline;
     // Called once when the budget is used up: records the cause durably, then kills the container.
     std::function<void(std::chrono::microseconds used)> on_exhausted;
     // Optional: lets the cgroup run at most `left` more until the next cpu.max period (false: it could not).
