@@ -1,9 +1,11 @@
 #!/bin/sh
 # Benchmark (not a test): N sequential `husk run` of /bin/true next to `runc run` of the same bundle,
 # interleaved, in one invocation. Prints the median wall time (ms) and the peak RSS (KiB, GNU time's
-# %M: the run command and the children it reaped) of each, and husk/runc ratios. Then, in a throw-away VM
-# with a pure cgroup v2 hierarchy (tests/vm/run-in-vm.sh), the same `run` with a 64 MiB memory limit for
-# husk, Debian's runc and Debian's crun (tests/vm/bench/bench-guest.sh); -V skips the VM part.
+# %M: the run command and the children it reaped) of each, and husk/runc ratios; the monitor's footprint and
+# output throughput; the CPU budget's overshoot, idle and beside stress-ng. Then, in a throw-away VM with a
+# pure cgroup v2 hierarchy (tests/vm/run-in-vm.sh), the same `run` with a 64 MiB memory limit for husk,
+# Debian's runc and Debian's crun, and the CPU budget's overshoot with the cpu controller
+# (tests/vm/bench/bench-guest.sh); -V skips the VM part.
 #   tests/bench.sh [-n N] [-V] [HUSK_BINARY] (default N=50; husk from $HUSK_BINARY or build/src/cli/husk,
 #                                            the probe for the VM from the same build dir)
 # runc runs through tests/runc-in-v2.sh (a private mount namespace with a pure cgroup v2 view), so
@@ -33,6 +35,7 @@ command -v runc >/dev/null 2>&1 || missing="$missing runc"
 command -v jq >/dev/null 2>&1 || missing="$missing jq"
 [ -x /bin/busybox ] || missing="$missing busybox-static"
 [ "$vm" = no ] || command -v crun >/dev/null 2>&1 || missing="$missing crun"
+command -v stress-ng >/dev/null 2>&1 || missing="$missing stress-ng"
 if [ -n "$missing" ]; then
     echo "bench: installing$missing" >&2
     apt-get install -y --no-install-recommends $missing >/dev/null
@@ -146,12 +149,56 @@ echo "output throughput, ${flood_mib} MiB from busybox dd (64 KiB writes) throug
 printf '%-40s %8s\n' "no cap (the container writes the pipe)" "$direct"
 printf '%-40s %8s\n' "--output-limit 2GiB (monitor splices)" "$pumped"
 
+# The CPU budget's precision (run.husk.cpu-limit): how far a busy loop gets past a 300 ms budget before the
+# kill lands, over up to 20 runs, on an idle machine and beside `stress-ng --cpu 4`. The budget counts from
+# exec, so the cgroup's usage_usec after create (init's setup) is subtracted from the final one. On this host
+# the budget rests on the monitor's timer alone (cpu.stat is a cgroup v2 core file; the cpu controller, which
+# the hold needs, is bound to cgroup v1 on a hybrid host).
+cpu_runs=$(( runs < 20 ? runs : 20 ))
+mkdir -p "$work/busy"
+jq '.process.args = ["/bin/sh", "-c", "while :; do :; done"]' "$work/bundle/config.json" > "$work/busy/config.json"
+overshoot() { # LABEL -> one line per run in $work/cpu-LABEL.us: microseconds past the budget
+    j=0
+    while [ "$j" -lt "$cpu_runs" ]; do
+        j=$((j + 1))
+        id=bench-cpu-$1-$j
+        h() { "$husk" --root "$work/husk-root" "$@"; }
+        h create --bundle "$work/busy" --cpu-limit 300ms "$id" >/dev/null 2>&1 </dev/null
+        setup=$(awk '$1 == "usage_usec" { print $2 }' "$cgroup2$(h state "$id" | jq -r .husk.cgroupPath)/cpu.stat")
+        h start "$id"
+        while [ "$(h state "$id" | jq -r .status)" != stopped ]; do sleep 0.05; done
+        h state "$id" > "$work/cpu-state"
+        h delete "$id"
+        if [ "$(jq -r .husk.exit.reason "$work/cpu-state")" != cpu-limit ]; then
+            echo "bench: $id did not stop at its CPU budget:" >&2
+            cat "$work/cpu-state" >&2
+            exit 1
+        fi
+        jq ".husk.usage.cpuUsec - $setup - 300000" "$work/cpu-state" >> "$work/cpu-$1.us"
+    done
+}
+overshoot idle
+stress-ng --cpu 4 --timeout 600s >/dev/null 2>&1 &
+hog=$!
+sleep 1
+overshoot stress
+kill -INT "$hog"  # stress-ng stops its workers on SIGINT (stress-ng(1))
+wait "$hog" 2>/dev/null || true
+ms() { awk '{ printf "%.1f", $1 / 1000 }'; }
+echo
+echo "CPU budget 300ms of a busy loop: CPU used from exec past the budget (ms), $cpu_runs runs each"
+printf '%-40s %8s %8s\n' "" median max
+printf '%-40s %8s %8s\n' "idle" "$(median "$work/cpu-idle.us" | ms)" "$(peak "$work/cpu-idle.us" | ms)"
+printf '%-40s %8s %8s\n' "beside stress-ng --cpu 4" "$(median "$work/cpu-stress.us" | ms)" \
+    "$(peak "$work/cpu-stress.us" | ms)"
+
 # The VM: TCG is much slower than the host, so fewer runs; the guest prints its own table.
 if [ "$vm" = yes ]; then
     "$here/vm/install-deps.sh" >/dev/null
     vm_runs=$(( runs < 20 ? runs : 20 ))
     echo
     HUSK_BINARY=$husk "$here/vm/run-in-vm.sh" --build "$(dirname "$(dirname "$(dirname "$husk")")")" \
-        --stage "$(command -v runc)" --stage "$(command -v crun)" --files "$here/vm/bench" \
+        --stage "$(command -v runc)" --stage "$(command -v crun)" --stage "$(command -v stress-ng)" \
+        --files "$here/vm/bench" \
         -- sh bench-guest.sh "$vm_runs"
 fi

@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <csignal>
+#include <memory>
 #include <vector>
 
 #include "base/proc_stat.hpp"
 #include "base/sys.hpp"
 #include "base/time.hpp"
 #include "cgroup/cgroup.hpp"
+#include "cgroup/cpu_hold.hpp"
 #include "cgroup/hierarchy.hpp"
 #include "cgroup/stats.hpp"
 
@@ -117,7 +119,7 @@ std::optional<std::uint64_t> read_pids_max_hits(const std::string& cgroup_mount,
     return keyed_counter(dir->get(), "pids.events", "max", cgroup_mount + cgroup_path);
 }
 
-void record_exit(const MonitorPlan& plan, pid_t init, const monitor::ExitStatus& status) {
+std::optional<state::ExitRecord> record_exit(const MonitorPlan& plan, pid_t init, const monitor::ExitStatus& status) {
     CgroupFacts facts;
     state::Usage usage;
     std::vector<state::Factor> factors;
@@ -125,12 +127,13 @@ void record_exit(const MonitorPlan& plan, pid_t init, const monitor::ExitStatus&
     usage.stdout_bytes = status.stdout_bytes;
     usage.stderr_bytes = status.stderr_bytes;
     auto locked = open_for_update(plan.state_path, init);
-    if (!locked) return;
+    if (!locked) return std::nullopt;
     locked->record.exit = decide_exit(status, locked->record, plan.policy, facts);
     qualify_unrecorded_kills(locked->dir, *locked->record.exit);
     locked->record.exit->usage = usage;
     locked->record.exit->factors = std::move(factors);
     (void)locked->dir.write_record(locked->record);
+    return locked->record.exit;
 }
 
 namespace {
@@ -192,10 +195,17 @@ void add_limits(const MonitorPlan& plan, pid_t init, int pidfd, std::optional<Ou
         // Online CPUs bound the container's parallelism from above: the timer may fire early, never late.
         budget.cpus = static_cast<unsigned>(std::max(::sysconf(_SC_NPROCESSORS_ONLN), 1L));
         budget.read_usage = [plan] { return read_cpu_usage(plan); };
+        budget.baseline = read_cpu_usage(plan);  // init is still waiting for start here
         budget.on_exhausted = [plan, init, pidfd](std::chrono::microseconds used) {
             record_cause(plan, init, cpu_limit_cause(plan.policy, used));
             kill_container(plan, pidfd);
         };
+        // With the cpu controller the kernel also holds the container to what is left (cgroup/cpu_hold.hpp).
+        if (auto hold = cgroup::CpuHold::open(plan.cgroup_mount, plan.cgroup_path)) {
+            auto shared = std::make_shared<cgroup::CpuHold>(std::move(*hold));
+            budget.hold = [shared](std::chrono::microseconds left) { return shared->hold(left).has_value(); };
+            budget.release = [shared] { shared->release(); };
+        }
         options.cpu_budget = std::move(budget);
     }
     if (output) {

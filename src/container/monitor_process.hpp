@@ -52,8 +52,8 @@ void add_limits(const MonitorPlan& plan, pid_t init, int pidfd, std::optional<Ou
 
 // Writes the verdict (decide_exit) into the record under the lock, in one atomic write. A no-op when the
 // container was deleted meanwhile, or when the record now belongs to another container of the same id (its
-// init is not `init`).
-void record_exit(const MonitorPlan& plan, pid_t init, const monitor::ExitStatus& status);
+// init is not `init`). Returns the verdict it decided, nothing when there was no record to decide on.
+std::optional<state::ExitRecord> record_exit(const MonitorPlan& plan, pid_t init, const monitor::ExitStatus& status);
 
 // SIGKILL to init by pid, for rollback after init exists but create failed later.
 void kill_init(pid_t pid);

@@ -59,8 +59,11 @@ Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& optio
         outcome.warnings = std::move(*started);
         auto status = monitor::wait_for_exit(spawned.pidfd.get(), wait);
         monitor::ExitStatus exit = status ? *status : monitor::ExitStatus{};
-        container::record_exit(plan, spawned.pid, exit);
-        outcome.exit_code = exit.known ? exit.code : 255;
+        // The status mirrors the verdict, so the two never disagree: a limit that fired never ends in 0.
+        // Without a written record (deleted meanwhile), the verdict from the monitor's own facts.
+        auto verdict = container::record_exit(plan, spawned.pid, exit);
+        outcome.exit_code = container::run_exit_status(
+            verdict ? *verdict : container::decide_exit(exit, state::Record{}, plan.policy));
         outcome.failure = exit.exec_error;
     }
     if (!options.keep) {

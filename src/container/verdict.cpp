@@ -113,9 +113,26 @@ state::StopCause cpu_limit_cause(const StopPolicy& policy, std::chrono::microsec
     state::StopCause cause;
     cause.reason = "cpu-limit";
     cause.detail = "CPU budget " + ms(policy.cpu_limit.value_or(std::chrono::microseconds(0))) + " used up (cpu.stat usage_usec +" +
-                   std::to_string(used.count()) + " since exec); killing the container";
+                   std::to_string(used.count()) + " since start); killing the container";
     cause.at = now_rfc3339_nano();
     return cause;
+}
+
+std::optional<int> limit_exit_status(std::string_view reason) {
+    if (reason == "timeout") return 124;
+    if (reason == "cpu-limit") return 123;
+    if (reason == "output-limit") return 122;
+    return std::nullopt;
+}
+
+bool exited_after_limit(const state::ExitRecord& exit) {
+    return limit_exit_status(exit.reason) && exit.signal == 0 && exit.code >= 0;
+}
+
+int run_exit_status(const state::ExitRecord& exit) {
+    if (exit.code < 0) return 255;
+    if (exited_after_limit(exit)) return *limit_exit_status(exit.reason);
+    return exit.code;
 }
 
 state::ExitRecord decide_exit(const monitor::ExitStatus& status, const state::Record& record,
@@ -128,13 +145,23 @@ state::ExitRecord decide_exit(const monitor::ExitStatus& status, const state::Re
     if (!status.exec_error.empty()) {
         exit.reason = "setup-failed";
         exit.detail = status.exec_error;
-    } else if (enforced.timed_out || (record.cause && record.cause->reason == "timeout")) {
+    } else if (record.cause && record.cause->reason != "timeout") {
+        // The first limit recorded stays the reason, also when the wall-time limit fired while it was dying.
+        exit.reason = record.cause->reason;
+        exit.detail = record.cause->detail;
+    } else if (enforced.timed_out || record.cause) {
         exit.reason = "timeout";
         exit.detail = enforced.timed_out ? timeout_outcome(policy, enforced) : record.cause->detail;
         if (!status.known) exit.detail += "; the kernel did not report init's exit status (no PIDFD_INFO_EXIT)";
-    } else if (record.cause) {
-        exit.reason = record.cause->reason;
-        exit.detail = record.cause->detail;
+    } else if (enforced.cpu_exhausted || enforced.output_exceeded) {
+        // The monitor enforced a limit but its cause is not in the record (the write failed, or the record was
+        // deleted under `husk run`): the facts are the monitor's own.
+        exit.reason = enforced.cpu_exhausted ? "cpu-limit" : "output-limit";
+        exit.detail = enforced.cpu_exhausted
+                          ? "CPU budget " + format_duration(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                policy.cpu_limit.value_or(std::chrono::microseconds(0)))) +
+                                " used up; killing the container"
+                          : output_limit_cause(policy).detail;
     } else if (!status.known) {
         exit.reason = "unknown";
         exit.detail = "init was not our child and the kernel did not report its exit status (PIDFD_INFO_EXIT)";
@@ -168,6 +195,8 @@ state::ExitRecord decide_exit(const monitor::ExitStatus& status, const state::Re
             break;
         }
     }
+    if (exited_after_limit(exit))
+        exit.detail += "; the workload exited on its own with code " + std::to_string(exit.code) + " after the limit fired";
     return exit;
 }
 

@@ -8,6 +8,7 @@
 #include <csignal>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "monitor/wait.hpp"
 #include "spec/annotations.hpp"
@@ -50,6 +51,18 @@ struct CgroupFacts {
     std::uint64_t oom_kills = 0;  // rise of memory.events oom_kill while the monitor watched
     std::string memory_max;       // memory.max as read then ("33554432", "max"); empty if unknown
 };
+
+// `husk run`'s exit status when one of husk's limits fired and the workload then exited on its own (no signal
+// ended it): timeout(1)'s 124 for the wall-time limit, the two below it for the others. Distinct from 0-2,
+// from 125-127 (the shell's and container CLIs' own failures), from 128 + N and from 255. Nothing for a
+// reason that is not a limit.
+std::optional<int> limit_exit_status(std::string_view reason);
+// The limit fired (reason timeout, output-limit or cpu-limit), yet init exited by itself with a code the
+// kernel reported: it was faster than husk's kill, or it obeyed the stop signal.
+bool exited_after_limit(const state::ExitRecord& exit);
+// What `husk run` in the foreground exits with for this verdict: the code (128 + N after a signal), the
+// limit's status when the workload exited on its own after a limit fired (never 0), 255 when unknown.
+int run_exit_status(const state::ExitRecord& exit);
 
 // The final `husk.exit`: exit facts + reason + detail. A cause recorded earlier (timeout) is kept; `oom` needs
 // both facts: init died of SIGKILL and the kernel's OOM killer killed in the container's cgroup.

@@ -94,7 +94,8 @@ TEST_CASE("a timeout stays the reason whatever the workload did after the stop s
     auto e = decide_exit(polite, record, policy);
     CHECK(e.reason == "timeout");
     CHECK(e.code == 0);
-    CHECK(e.detail == "wall-time limit 2s reached; sent SIGTERM, init ended within the 5s grace");
+    CHECK(e.detail == "wall-time limit 2s reached; sent SIGTERM, init ended within the 5s grace; the workload "
+                      "exited on its own with code 0 after the limit fired");
 
     auto stubborn = signaled(SIGKILL);
     stubborn.enforced = polite.enforced;
@@ -147,4 +148,85 @@ TEST_CASE("SIGKILL with a rise of oom_kill is oom; either fact alone is not", "[
     // A recorded timeout stays the reason.
     record.cause = state::StopCause{"timeout", "wall-time limit 1s reached", "t"};
     CHECK(decide_exit(signaled(SIGKILL), record, timeout_policy(milliseconds(1000)), oom).reason == "timeout");
+}
+
+TEST_CASE("a workload that exits on its own after a limit fired keeps its code, and husk run never exits 0",
+          "[container]") {
+    // The cause each limit records before it acts; the workload then exits 0 before the kill lands.
+    StopPolicy policy = timeout_policy(milliseconds(1000));
+    policy.output_limit = 4096;
+    policy.cpu_limit = std::chrono::microseconds(300000);
+    struct Case {
+        state::StopCause cause;
+        int status;
+    };
+    for (const Case& c : {Case{timeout_cause(policy), 124}, Case{cpu_limit_cause(policy, std::chrono::microseconds(300100)), 123},
+                          Case{output_limit_cause(policy), 122}}) {
+        state::Record record;
+        record.cause = c.cause;
+        for (int code : {0, 3}) {
+            auto e = decide_exit(exited(code), record, policy);
+            INFO(c.cause.reason << " code " << code);
+            CHECK(e.reason == c.cause.reason);
+            CHECK(e.code == code);  // what the kernel said, not a made-up code
+            CHECK(e.signal == 0);
+            CHECK(exited_after_limit(e));
+            CHECK(e.detail == c.cause.detail + "; the workload exited on its own with code " + std::to_string(code) +
+                                  " after the limit fired");
+            CHECK(run_exit_status(e) == c.status);
+        }
+        // Ended by husk's kill: 128 + N, as a shell reports it, and no such note.
+        auto killed = decide_exit(signaled(SIGKILL), record, policy);
+        CHECK_FALSE(exited_after_limit(killed));
+        CHECK(killed.detail == c.cause.detail);
+        CHECK(run_exit_status(killed) == 128 + SIGKILL);
+    }
+}
+
+TEST_CASE("husk run's status is the code without a limit, and 255 when the exit is unknown", "[container]") {
+    state::Record record;
+    CHECK(run_exit_status(decide_exit(exited(0), record, StopPolicy{})) == 0);
+    CHECK(run_exit_status(decide_exit(exited(7), record, StopPolicy{})) == 7);
+    CHECK(run_exit_status(decide_exit(signaled(SIGTERM), record, StopPolicy{})) == 128 + SIGTERM);
+    CHECK(run_exit_status(decide_exit(monitor::ExitStatus{}, record, StopPolicy{})) == 255);
+    // A timeout the kernel gave no exit status for: not "exited on its own", and not 0.
+    record.cause = state::StopCause{"timeout", "wall-time limit 1s reached", "t"};
+    auto unknown = decide_exit(monitor::ExitStatus{}, record, StopPolicy{});
+    CHECK_FALSE(exited_after_limit(unknown));
+    CHECK(run_exit_status(unknown) == 255);
+    // The statuses are distinct from each other, from 0-2, 125-127, 128 + N and 255.
+    CHECK(limit_exit_status("timeout") == 124);
+    CHECK(limit_exit_status("cpu-limit") == 123);
+    CHECK(limit_exit_status("output-limit") == 122);
+    CHECK_FALSE(limit_exit_status("exited"));
+    CHECK_FALSE(limit_exit_status("killed"));
+}
+
+TEST_CASE("a limit the monitor enforced is the reason even when its cause never reached the record", "[container]") {
+    StopPolicy policy;
+    policy.output_limit = 4096;
+    policy.cpu_limit = std::chrono::microseconds(300000);
+    auto flooded = exited(0);
+    flooded.enforced.output_exceeded = true;
+    auto e = decide_exit(flooded, state::Record{}, policy);
+    CHECK(e.reason == "output-limit");
+    CHECK(run_exit_status(e) == 122);
+    auto spent = signaled(SIGKILL);
+    spent.enforced.cpu_exhausted = true;
+    e = decide_exit(spent, state::Record{}, policy);
+    CHECK(e.reason == "cpu-limit");
+    CHECK(e.detail == "CPU budget 300ms used up; killing the container");
+    CHECK(run_exit_status(e) == 128 + SIGKILL);
+}
+
+TEST_CASE("the first limit recorded stays the reason when the wall-time limit fires while the container dies",
+          "[container]") {
+    StopPolicy policy = timeout_policy(milliseconds(1000));
+    policy.output_limit = 4096;
+    state::Record record;
+    record.cause = output_limit_cause(policy);
+    auto status = signaled(SIGKILL);
+    status.enforced.output_exceeded = true;
+    status.enforced.timed_out = true;
+    CHECK(decide_exit(status, record, policy).reason == "output-limit");
 }

@@ -224,6 +224,7 @@ Result<ExitStatus> wait_for_exit(int pidfd, WaitOptions& options) {
                 }
             } else if (options.pump && fd == options.pump->fd()) {
                 options.pump->on_ready();
+                enforced.output_exceeded = options.pump->exceeded();
             } else if (options.cpu_budget && fd == cpu.fd() && !exited) {
                 if (cpu.expired()) enforced.cpu_exhausted = true;
             } else if (options.wall_time && fd == timer.fd() && !exited) {
@@ -239,14 +240,16 @@ Result<ExitStatus> wait_for_exit(int pidfd, WaitOptions& options) {
         }
         ExitStatus status = read_exit(pidfd, options);
         status.exec_error = exec_error;
-        status.enforced = enforced;
         if (options.pump) {
             // The tail below the cap is never lost. With a pid namespace every writer died with init and EOF
-            // comes at once; a process that outlived init and keeps the pipe open idle gets a second.
+            // comes at once; a process that outlived init and keeps the pipe open idle gets a second. The
+            // byte past the cap may only be found here, after a workload that exited 0 (it still counts).
             options.pump->drain(std::chrono::seconds(1));
             status.stdout_bytes = options.pump->stdout_bytes();
             status.stderr_bytes = options.pump->stderr_bytes();
+            enforced.output_exceeded = options.pump->exceeded();
         }
+        status.enforced = enforced;
         return status;
     }
 }

@@ -22,6 +22,7 @@ struct Enforced {
     bool stop_signal_sent = false;  // ... and the stop signal went to init
     bool killed = false;            // ... and the whole container was killed (grace over, or grace 0)
     bool cpu_exhausted = false;     // the CPU budget ran out (the cause was recorded, the container killed)
+    bool output_exceeded = false;   // a byte past the output cap arrived, also while draining after the exit
     std::uint64_t forwarded = 0;    // bit (n - 1): signal n was forwarded to init (`husk run` in the foreground)
 };
 

@@ -43,19 +43,29 @@ TEST_CASE("husk run --timeout 2s ends sleep 100 promptly and state says timeout"
     delete_and_check(sb, id);
 }
 
-TEST_CASE("a workload that exits 0 on the stop signal still stopped because of the timeout",
+TEST_CASE("a workload that exits 0 on the stop signal still stopped because of the timeout, and run exits 124",
           "[integration][monitor]") {
     Sandbox sb;
+    std::string mode = GENERATE(std::string("run"), std::string("create"));
     Bundle b = with_args(sb, {"/bin/sh", "-c", "trap 'exit 0' TERM; echo ready; while :; do sleep 0.05; done"});
     std::string id = sb.id("polite");
-    create_and_start(sb, b, id, {"--timeout", "1s"});
+    if (mode == "run") {
+        Output run = sb.run(b, id, {"--keep", "--timeout", "1s"});
+        INFO(run.describe());
+        // A limit fired, so never 0; the workload ended itself, so not 128 + N either: timeout(1)'s 124.
+        CHECK(run.exit_code == 124);
+    } else {
+        create_and_start(sb, b, id, {"--timeout", "1s"});
+    }
     Json st = wait_for_exit(sb, id);
-    INFO("state: " << st.dump());
+    INFO(mode << " state: " << st.dump());
     const Json& exit = st["husk"]["exit"];
     CHECK(exit["reason"].str() == "timeout");
-    CHECK(exit["code"].num() == 0);
+    CHECK(exit["code"].num() == 0);  // as the kernel reported it
     CHECK(exit["signal"].num() == 0);
-    CHECK(exit["detail"].str() == "wall-time limit 1s reached; sent SIGTERM, init ended within the 5s grace");
+    CHECK((exit.contains("exitedAfterLimit") && exit["exitedAfterLimit"].boolean()));
+    CHECK(exit["detail"].str() == "wall-time limit 1s reached; sent SIGTERM, init ended within the 5s grace; "
+                                  "the workload exited on its own with code 0 after the limit fired");
     // The cause was recorded before the signal, and kept.
     Json record = state_record(sb, id);
     REQUIRE(record.contains("cause"));
@@ -100,18 +110,21 @@ TEST_CASE("kill-grace 0 kills at once without a stop signal", "[integration][mon
 
 TEST_CASE("a custom stop signal is what the workload receives at the deadline", "[integration][monitor]") {
     Sandbox sb;
-    // The probe exits 128 + signal on INT; the config's annotation asks for INT.
+    // The probe's handler exits with code 128 + signal on INT; the config's annotation asks for INT.
     Bundle b = with_args(sb, {"/probe", "sleep", "100"});
     b.config["annotations"] = Json::object({{"run.husk.timeout", "700ms"}, {"run.husk.stop-signal", "SIGINT"}});
     std::string id = sb.id("stopsig");
     Output run = sb.run(b, id, {"--keep"});
     INFO(run.describe());
-    CHECK(run.exit_code == 128 + SIGINT);
+    // It exited by itself (exit(130) in the handler, not killed by the signal): timeout's 124, like timeout(1).
+    CHECK(run.exit_code == 124);
     Json st = wait_for_exit(sb, id);
     INFO("state: " << st.dump());
     CHECK(st["husk"]["exit"]["reason"].str() == "timeout");
     CHECK(st["husk"]["exit"]["code"].num() == 128 + SIGINT);
-    CHECK(st["husk"]["exit"]["detail"].str() == "wall-time limit 700ms reached; sent SIGINT, init ended within the 5s grace");
+    CHECK(st["husk"]["exit"]["signal"].num() == 0);
+    CHECK(st["husk"]["exit"]["detail"].str() == "wall-time limit 700ms reached; sent SIGINT, init ended within the 5s "
+                                                "grace; the workload exited on its own with code 130 after the limit fired");
     delete_and_check(sb, id);
 }
 

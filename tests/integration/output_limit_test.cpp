@@ -3,7 +3,12 @@
 // and counts both streams in husk.usage. Bytes are checked in the files husk's stdio pointed to.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <unistd.h>
+
+#include <thread>
 
 #include "harness.hpp"
 #include "monitor_support.hpp"
@@ -29,6 +34,93 @@ bool numbered_in_order(const std::string& text, const std::string& prefix, int c
 }
 
 const Json& usage(const Json& st) { return st["husk"]["usage"]; }
+
+// A pipe the test reads itself, one page deep: before the test reads, the monitor can deliver at most 4 KiB
+// into it and then waits for room, so it cannot see a byte past a larger cap until the test lets it.
+class ShallowPipe {
+public:
+    ShallowPipe() {
+        int fds[2];
+        REQUIRE(::pipe2(fds, O_CLOEXEC) == 0);
+        read_ = fds[0];
+        write_ = fds[1];
+        REQUIRE(::fcntl(write_, F_SETPIPE_SZ, 4096) == 4096);
+    }
+    ~ShallowPipe() {
+        close_write();
+        ::close(read_);
+    }
+    ShallowPipe(const ShallowPipe&) = delete;
+    ShallowPipe& operator=(const ShallowPipe&) = delete;
+    int write_end() const { return write_; }
+    void close_write() {
+        if (write_ >= 0) ::close(write_);
+        write_ = -1;
+    }
+    // Everything until EOF (every writer gone), giving up after `timeout`.
+    std::string read_to_eof(Ms timeout = Ms(20000)) {
+        std::string got;
+        auto deadline = std::chrono::steady_clock::now() + timeout;
+        for (;;) {
+            auto left = std::chrono::duration_cast<Ms>(deadline - std::chrono::steady_clock::now()).count();
+            pollfd p{read_, POLLIN, 0};
+            if (left <= 0 || ::poll(&p, 1, static_cast<int>(left)) <= 0) break;
+            char buffer[65536];
+            ssize_t n = ::read(read_, buffer, sizeof buffer);
+            if (n <= 0) break;
+            got.append(buffer, static_cast<size_t>(n));
+        }
+        return got;
+    }
+
+private:
+    int read_ = -1, write_ = -1;
+};
+
+// `husk --root ROOT ARGS...` with its stdout on `pipe` (the harness gives commands files, not pipes).
+Process spawn_husk_into(Sandbox& sb, ShallowPipe& pipe, std::vector<std::string> args) {
+    std::vector<std::string> argv = {"/bin/sh", "-c", "exec \"$@\" >&3 3>&-", "sh", paths().husk, "--root", sb.root()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    SpawnOptions options;
+    options.extra_fds = {pipe.write_end()};
+    Process process = sb.spawn_command(argv, options);
+    pipe.close_write();
+    return process;
+}
+
+// Waits until the init named in `pid_file` has exited (gone, or a zombie of a subreaper test runner).
+void wait_until_init_exited(const std::string& pid_file) {
+    auto deadline = std::chrono::steady_clock::now() + Ms(20000);
+    pid_t pid = 0;
+    while (pid <= 0 && std::chrono::steady_clock::now() < deadline) {
+        pid = static_cast<pid_t>(std::atoi(read_file(pid_file).c_str()));
+        if (pid <= 0) std::this_thread::sleep_for(Ms(10));
+    }
+    REQUIRE(pid > 0);
+    while (process_alive(pid) && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(Ms(10));
+    REQUIRE_FALSE(process_alive(pid));
+    reap_if_ours(pid);
+}
+
+bool wait_for_output_of(const Process& process, std::string_view text) {
+    auto deadline = std::chrono::steady_clock::now() + Ms(10000);
+    while (process.current_out().find(text) == std::string::npos) {
+        if (std::chrono::steady_clock::now() > deadline) return false;
+        std::this_thread::sleep_for(Ms(10));
+    }
+    return true;
+}
+
+// The verdict of a workload that wrote past the cap and exited 0 before husk could see it.
+void check_exited_after_output_limit(const Json& exit) {
+    CHECK(exit["reason"].str() == "output-limit");
+    CHECK(exit["code"].num() == 0);  // what the kernel reported, not a made-up code
+    CHECK(exit["signal"].num() == 0);
+    CHECK((exit.contains("exitedAfterLimit") && exit["exitedAfterLimit"].boolean()));
+    CHECK_THAT(exit["detail"].str(),
+               StartsWith("stdout+stderr went past the output limit 16KiB (16384 bytes); delivered up to the limit"));
+    CHECK_THAT(exit["detail"].str(), Contains("; the workload exited on its own with code 0 after the limit fired"));
+}
 
 }  // namespace
 
@@ -135,6 +227,62 @@ TEST_CASE("a container that closes its stdout early keeps its stderr", "[integra
     CHECK(run.err == "second\nthird\n");
     Json st = wait_for_exit(sb, id);
     CHECK(st["husk"]["exit"]["reason"].str() == "exited");
+    delete_and_check(sb, id);
+}
+
+// The race of issue 11: the workload writes past the cap into the pipe and exits 0 before the monitor reads the
+// byte past it, so the kill lands on nobody. Made deterministic: the output is a one-page pipe the test reads
+// only after init has exited, so the monitor can only ever find the excess afterwards.
+TEST_CASE("a workload that exits 0 after writing past the cap makes husk run exit 122, the record keeps code 0",
+          "[integration][monitor][output]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/probe", "spam", "16385"});
+    b.write();
+    std::string id = sb.id("raced");
+    std::string pid_file = sb.dir() + "/raced.pid";
+    ShallowPipe pipe;
+    Process run = spawn_husk_into(sb, pipe, {"run", "--keep", "--bundle", b.dir, "--pid-file", pid_file,
+                                             "--output-limit", "16KiB", id});
+    wait_until_init_exited(pid_file);
+    std::string delivered = pipe.read_to_eof();
+    Output out = run.wait();
+    INFO(out.describe());
+    CHECK(delivered == std::string(16384, 'x'));
+    // Never 0 when a limit fired: the status for "output-limit, the workload exited on its own".
+    CHECK(out.exit_code == 122);
+    Json st = wait_for_exit(sb, id);
+    INFO("state: " << st.dump());
+    check_exited_after_output_limit(st["husk"]["exit"]);
+    CHECK(usage(st)["stdoutBytes"].num() == 16384);
+    delete_and_check(sb, id);
+}
+
+TEST_CASE("after create and start, state and the events stream say the workload exited 0 after the output limit",
+          "[integration][monitor][output][events]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/probe", "spam", "16385"});
+    b.write();
+    std::string id = sb.id("raced-detached");
+    std::string pid_file = sb.dir() + "/raced-detached.pid";
+    ShallowPipe pipe;
+    Output created = spawn_husk_into(sb, pipe, {"create", "--bundle", b.dir, "--pid-file", pid_file,
+                                                "--output-limit", "16KiB", id}).wait();
+    require_ok(created);
+    Process events = sb.spawn_husk({"events", "--interval", "1h", id});
+    REQUIRE(wait_for_output_of(events, "\"created\""));
+    require_ok(sb.husk({"start", id}));
+    wait_until_init_exited(pid_file);
+    CHECK(pipe.read_to_eof() == std::string(16384, 'x'));
+    Json st = wait_for_exit(sb, id);
+    INFO("state: " << st.dump());
+    check_exited_after_output_limit(st["husk"]["exit"]);
+    Output stream = events.wait();
+    INFO(stream.describe());
+    std::vector<std::string> got = lines(stream.out);
+    REQUIRE_FALSE(got.empty());
+    Json stopped = Json::parse(got.back());
+    CHECK(stopped["type"].str() == "stopped");
+    check_exited_after_output_limit(stopped["data"]);
     delete_and_check(sb, id);
 }
 

@@ -2,6 +2,8 @@
 // burst and idle land in cpu.weight, cpu.max.burst and cpu.idle, and cpus/mems bound the workload (cpuset).
 #include <catch2/catch.hpp>
 
+#include <chrono>
+
 #include "vm_support.hpp"
 
 using namespace husk::test;
@@ -36,16 +38,29 @@ TEST_CASE("a CPU budget under a cpu.max quota is counted in CPU time, not wall t
     b.config["linux"]["resources"]["cpu"] = Json::object({{"quota", 50000}, {"period", 100000}});
     b.config["process"]["args"] = Json::strings({"/bin/sh", "-c", "while :; do :; done"});
     std::string id = sb.id("budget");
-    Output run = sb.run(b, id, {"--keep", "--cpu-limit", "300ms"});
-    INFO(run.describe());
-    CHECK(run.exit_code == 128 + 9);
-    // Half a CPU: 300 ms of CPU take at least ~600 ms of wall time.
-    CHECK(run.elapsed >= Ms(550));
+    require_ok(sb.create(b, id, {"--cpu-limit", "300ms"}));
+    // The budget counts from exec: init's setup before it (slow under TCG) is in usage_usec, not in the budget.
+    std::string cgroup = cgroup_dir(sb, id);
+    long long setup = keyed_value(cgroup + "/cpu.stat", "usage_usec");
+    auto started = std::chrono::steady_clock::now();
+    require_ok(sb.husk({"start", id}));
     Json st = wait_for_exit(sb, id);
-    INFO("state: " << st.dump());
+    auto elapsed = std::chrono::duration_cast<Ms>(std::chrono::steady_clock::now() - started);
+    INFO("state: " << st.dump() << "; setup " << setup << " us; " << elapsed.count() << " ms from start");
     CHECK(st["husk"]["exit"]["reason"].str() == "cpu-limit");
-    CHECK(st["husk"]["usage"]["cpuUsec"].num() >= 300000);
-    CHECK(st["husk"]["usage"]["cpuUsec"].num() < 450000);
+    CHECK(st["husk"]["exit"]["code"].num() == 128 + 9);
+    // Half a CPU: 300 ms of CPU take at least ~600 ms of wall time.
+    CHECK(elapsed >= Ms(550));
+    long long used = static_cast<long long>(st["husk"]["usage"]["cpuUsec"].num()) - setup;
+    CHECK(used >= 300000);
+    // Until what is left is half this quota, the hold is this quota itself: a monitor that wakes late lets the
+    // container run on at half a CPU meanwhile. A TCG guest on a loaded host also charges the time its vCPU
+    // was descheduled to the running task, in lumps the throttle cannot undo (seen: 472 ms from start with
+    // the detection at +343 ms). So: at most 300 ms over, a 600 ms stall at half a CPU. The old bound (450 ms)
+    // was on usage_usec including init's setup (150-430 ms seen under TCG), so it failed for the setup's sake.
+    CHECK(used < 600000);
+    // The monitor held the cgroup to what was left (never looser than this quota) and put the quota back.
+    CHECK(read_value(cgroup + "/cpu.max") == "50000 100000");
     require_ok(sb.husk({"delete", id}));
     check_nothing_left(sb);
 }
