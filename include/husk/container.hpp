@@ -34,6 +34,8 @@ struct CreateOptions {
     int preserve_fds = 0;
     // run.husk.* annotations from --timeout, --kill-grace, --stop-signal: they replace config.json's.
     std::map<std::string, std::string> annotations;
+    // Called with each warning about config.json (an unknown hook kind) when create or run reads it.
+    std::function<void(const std::string&)> warn;
 };
 
 struct RunOptions {

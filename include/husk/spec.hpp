@@ -231,6 +231,9 @@ struct Spec {
     // Fields of the runtime-spec that husk recognises but does not implement (yet), by JSON path, e.g.
     // "linux.seccomp", "linux.intelRdt". Validation refuses a spec where this is not empty (fail closed).
     std::vector<std::string> unsupported;
+    // Properties ignored as config.md "Extensibility" says, but likely a mistake (an unknown hook kind):
+    // one message each, "hooks.prestrat: unknown hook kind, ignored (...)", for the CLI to warn about.
+    std::vector<std::string> ignored;
 };
 
 }  // namespace husk::spec

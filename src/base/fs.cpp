@@ -18,7 +18,29 @@ Result<UniqueFd> open_fd_at(int dirfd, const std::string& path, int flags, mode_
     return UniqueFd(fd);
 }
 
-Result<std::string> read_fd(int fd) {
+namespace {
+
+// "a FIFO", for the message that names what was refused.
+const char* file_kind(mode_t mode) {
+    switch (mode & S_IFMT) {
+    case S_IFDIR: return "a directory";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFIFO: return "a FIFO";
+    case S_IFSOCK: return "a socket";
+    default: return "a special file";
+    }
+}
+
+Error too_large(std::size_t max_bytes) {
+    std::string limit = max_bytes % (1 << 20) == 0 ? std::to_string(max_bytes >> 20) + " MiB"
+                                                    : std::to_string(max_bytes) + " bytes";
+    return Error::msg("larger than husk reads (" + limit + ")");
+}
+
+}  // namespace
+
+Result<std::string> read_fd(int fd, std::size_t max_bytes) {
     std::string out;
     char buffer[8192];
     for (;;) {
@@ -26,19 +48,29 @@ Result<std::string> read_fd(int fd) {
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return fail_sys(errno, "read");
         if (n == 0) break;
+        if (out.size() + static_cast<std::size_t>(n) > max_bytes) return fail(too_large(max_bytes));
         out.append(buffer, static_cast<std::size_t>(n));
     }
     return out;
 }
 
-Result<std::string> read_file_at(int dirfd, const std::string& name) {
-    UniqueFd fd = TRY(open_fd_at(dirfd, name, O_RDONLY));
-    auto content = read_fd(fd.get());
+Result<std::string> read_file_at(int dirfd, const std::string& name, std::size_t max_bytes) {
+    UniqueFd fd = TRY(open_fd_at(dirfd, name, O_RDONLY | O_NONBLOCK));
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) return fail_sys(errno, "fstat", name);
+    if (!S_ISREG(st.st_mode))
+        return fail(Error::msg(std::string("is ") + file_kind(st.st_mode) + ", not a regular file")
+                        .context("read \"" + name + "\""));
+    if (static_cast<std::size_t>(st.st_size) > max_bytes) return fail(too_large(max_bytes).context("read \"" + name + "\""));
+    auto content = read_fd(fd.get(), max_bytes);
+    if (!content && content.error().err == 0) return fail(content.error().context("read \"" + name + "\""));
     if (!content) return fail_sys(content.error().err, "read", name);
     return content;
 }
 
-Result<std::string> read_file(const std::string& path) { return read_file_at(AT_FDCWD, path); }
+Result<std::string> read_file(const std::string& path, std::size_t max_bytes) {
+    return read_file_at(AT_FDCWD, path, max_bytes);
+}
 
 Result<void> write_all(int fd, std::string_view content) {
     while (!content.empty()) {

@@ -1,6 +1,7 @@
 // File helpers for the parent side: whole-file reads, atomic replacement, opening into a UniqueFd.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -13,9 +14,14 @@ namespace husk {
 Result<UniqueFd> open_fd(const std::string& path, int flags, mode_t mode = 0);
 Result<UniqueFd> open_fd_at(int dirfd, const std::string& path, int flags, mode_t mode = 0);
 
-Result<std::string> read_file(const std::string& path);
-Result<std::string> read_file_at(int dirfd, const std::string& name);
-Result<std::string> read_fd(int fd);
+// Whole-file reads take regular files only (opened O_NONBLOCK, so a FIFO cannot block the open, and
+// refused after fstat, like /dev/zero, which never ends) and stop at max_bytes: more is an error naming the
+// file. procfs and cgroupfs files are regular files.
+inline constexpr std::size_t default_read_limit = std::size_t{64} << 20;
+Result<std::string> read_file(const std::string& path, std::size_t max_bytes = default_read_limit);
+Result<std::string> read_file_at(int dirfd, const std::string& name, std::size_t max_bytes = default_read_limit);
+// Reads fd to its end, whatever it is (standard input may be a pipe); more than max_bytes is an error.
+Result<std::string> read_fd(int fd, std::size_t max_bytes = default_read_limit);
 
 // Writes content with one write(2) to an existing file (procfs, cgroupfs): no create, no truncate.
 Result<void> write_existing_file(const std::string& path, std::string_view content);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <string>
 
 TEST_CASE("write_file_atomic replaces content and leaves no temporary file", "[base]") {
@@ -27,4 +28,62 @@ TEST_CASE("read_file of a missing path reports open, the path and ENOENT", "[bas
     REQUIRE_FALSE(r);
     CHECK(r.error().err == ENOENT);
     CHECK(r.error().message() == "open \"/nonexistent/husk\": no such file or directory");
+}
+
+namespace {
+
+struct TempDir {
+    std::string path;
+    TempDir() {
+        char name[] = "/tmp/husk-fs-test-XXXXXX";
+        REQUIRE(mkdtemp(name) != nullptr);
+        path = name;
+    }
+    ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+};
+
+}  // namespace
+
+TEST_CASE("read_file refuses a FIFO without blocking on its open", "[base]") {
+    // Opening a FIFO for reading blocks until a writer comes; O_NONBLOCK returns at once and fstat refuses it.
+    TempDir dir;
+    std::string fifo = dir.path + "/config.json";
+    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    auto r = husk::read_file(fifo);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message() == "read \"" + fifo + "\": is a FIFO, not a regular file");
+}
+
+TEST_CASE("read_file refuses a character device such as /dev/zero", "[base]") {
+    auto r = husk::read_file("/dev/zero");
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message() == "read \"/dev/zero\": is a character device, not a regular file");
+}
+
+TEST_CASE("read_file refuses a file larger than its limit and reads one of exactly the limit", "[base]") {
+    TempDir dir;
+    std::string file = dir.path + "/big";
+    {
+        husk::UniqueFd fd = husk::open_fd(file, O_WRONLY | O_CREAT, 0600).value();
+        REQUIRE(husk::write_all(fd.get(), std::string(4097, 'x')));
+    }
+    CHECK(husk::read_file(file, 4097).value().size() == 4097);
+    auto r = husk::read_file(file, 4096);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message() == "read \"" + file + "\": larger than husk reads (4096 bytes)");
+}
+
+TEST_CASE("read_file still reads procfs files, whose size is 0 to fstat", "[base]") {
+    CHECK_FALSE(husk::read_file("/proc/self/mountinfo").value().empty());
+}
+
+TEST_CASE("read_fd reads a pipe to its end and refuses more than the limit", "[base]") {
+    int fds[2];
+    REQUIRE(pipe(fds) == 0);
+    REQUIRE(write(fds[1], "0123456789", 10) == 10);
+    close(fds[1]);
+    auto r = husk::read_fd(fds[0], 9);
+    close(fds[0]);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message() == "larger than husk reads (9 bytes)");
 }

@@ -1,5 +1,8 @@
 #include "cli/create_options.hpp"
 
+#include <limits>
+#include <string>
+
 #include "spec/annotations.hpp"
 
 namespace husk::cli {
@@ -71,6 +74,11 @@ Result<CreateOptions> read_create_options(const po::variables_map& vm) {
     create.no_pivot = vm.count("no-pivot") > 0;
     create.no_new_keyring = vm.count("no-new-keyring") > 0;
     create.preserve_fds = vm["preserve-fds"].as<int>();
+    // runc's flag is unsigned, so "-1" is a usage error there; here it used to wrap below fd 3. The top
+    // keeps 3 + N within an int.
+    if (create.preserve_fds < 0 || create.preserve_fds > std::numeric_limits<int>::max() - 3)
+        return fail_msg("--preserve-fds: " + std::to_string(create.preserve_fds) +
+                        " is not a number of fds (0 or more)");
     for (const LimitFlag& limit : limit_flags) {
         if (!vm.count(limit.flag)) continue;
         const std::string& value = vm[limit.flag].as<std::string>();

@@ -20,6 +20,7 @@ int verb_create(const Globals& globals, const Args& args) {
         std::fprintf(stderr, "husk: create: a container id is required\n");
         return 2;
     }
+    create.warn = [&](const std::string& message) { warn(globals, "create " + create.id + ": " + message); };
     if (auto r = create_container(globals.runtime, create); !r) return report(globals, "create " + create.id, r.error());
     return 0;
 }

@@ -24,6 +24,7 @@ int verb_run(const Globals& globals, const Args& args) {
         std::fprintf(stderr, "husk: run: a container id is required\n");
         return 2;
     }
+    run.create.warn = [&](const std::string& message) { warn(globals, "run " + run.create.id + ": " + message); };
     run.detach = vm.count("detach") > 0;
     run.keep = vm.count("keep") > 0;
     auto result = run_container(globals.runtime, run);

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "base/fs.hpp"
+#include "base/json_tree.hpp"
 #include "cli/cli.hpp"
 #include "cli/update_flags.hpp"
 #include "spec/parse.hpp"
@@ -12,8 +13,12 @@ namespace {
 
 // --resources FILE, or "-" for standard input (containerd's shim pipes the JSON in).
 Result<spec::Resources> read_resources(const std::string& source) {
-    auto text = source == "-" ? read_fd(STDIN_FILENO) : read_file(source);
-    if (!text) return std::unexpected(text.error());
+    // Bounded like every JSON husk reads; standard input may be a pipe, a named file must be a regular one.
+    auto text = source == "-" ? read_fd(STDIN_FILENO, max_json_bytes) : read_file(source, max_json_bytes);
+    if (!text) {
+        Error e = text.error();
+        return std::unexpected(e.context("--resources " + source));
+    }
     auto resources = spec::parse_resources_config(*text);
     if (!resources) {
         Error e = resources.error();

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "base/fs.hpp"
+#include "base/json_tree.hpp"
 #include "spec/parse.hpp"
 #include "spec/validate.hpp"
 
@@ -40,9 +41,11 @@ Result<Bundle> load_bundle(const CreateOptions& options) {
     }
     bundle.dir = TRY(absolute_directory(dir, "bundle"));
     std::string config_path = relative_to(bundle.dir, options.config.empty() ? "config.json" : options.config);
-    bundle.config_text = TRY(read_file(config_path));
+    bundle.config_text = TRY(read_file(config_path, max_json_bytes));
     auto spec = spec::parse_config(bundle.config_text);
     if (!spec) return fail(spec.error().context(config_path));
+    if (options.warn)
+        for (const std::string& ignored : spec->ignored) options.warn(config_path + ": " + ignored);
     // --timeout & co. set husk's annotations and win over config.json's (DESIGN.md §4).
     for (const auto& [key, value] : options.annotations) spec->annotations[key] = value;
     TRY(spec::validate(*spec));

@@ -37,7 +37,7 @@ Result<void> apply_mount(int root_fd, const PreparedMount& mount, UniqueFd fetch
     const char* dest = mount.destination.c_str();
     Create create = mount.target == TargetKind::file ? Create::file : Create::directory;
     if (mount.kind == MountKind::remount) create = Create::nothing;
-    UniqueFd target = TRY(open_in_root(root_fd, dest, create));
+    UniqueFd target = TRY(open_mount_point(root_fd, dest, create));
 
     // The destination may reach /proc through a symlink in the rootfs; the prepare-time check on the
     // path's text cannot see that, the filesystem type of what we opened can.
@@ -95,7 +95,7 @@ Result<void> apply_mounts(const RootfsPlan& plan, TreeSource trees) noexcept {
     }
     if (plan.setup_dev) TRY(apply_devices(plan, root.get()));
     // config-linux.md "Default Devices": /dev/console is a bind of the pty; its mount point exists now.
-    if (plan.terminal) TRY(open_in_root(root.get(), "/dev/console", Create::file));
+    if (plan.terminal) TRY(open_mount_point(root.get(), "/dev/console", Create::file));
     return {};
 }
 

@@ -94,7 +94,7 @@ Result<void> prepare_devices(const spec::Spec& spec, RootfsPlan& plan) {
 
 Result<void> apply_devices(const RootfsPlan& plan, int root_fd) noexcept {
     for (const auto& device : plan.devices) {
-        UniqueFd parent = TRY(open_in_root(root_fd, device.parent.c_str(), Create::directory));
+        UniqueFd parent = TRY(open_mount_point(root_fd, device.parent.c_str(), Create::directory));
         const char* name = device.name.c_str();
         if (::mknodat(parent.get(), name, device.mode, device.rdev) == 0) {
             // Exact ownership and mode, whatever the umask.
@@ -109,11 +109,11 @@ Result<void> apply_devices(const RootfsPlan& plan, int root_fd) noexcept {
         // No CAP_MKNOD over the filesystem (a user namespace): bind the host's node instead.
         if (!device.host_tree)
             return fail_sys(EPERM, "mknod (and the host has no such device to bind)", device.path.c_str());
-        UniqueFd target = TRY(open_in_root(root_fd, device.path.c_str(), Create::file));
+        UniqueFd target = TRY(open_mount_point(root_fd, device.path.c_str(), Create::file));
         TRY(attach(device.host_tree.get(), target.get(), device.path.c_str()));
     }
 
-    UniqueFd dev = TRY(open_in_root(root_fd, "/dev", Create::directory));
+    UniqueFd dev = TRY(open_mount_point(root_fd, "/dev", Create::directory));
     // config-linux.md "Default Devices": /dev/ptmx is a symlink to the container's own devpts ptmx.
     if (::unlinkat(dev.get(), "ptmx", 0) != 0 && errno != ENOENT) return fail_sys(errno, "remove", "/dev/ptmx");
     if (::symlinkat("pts/ptmx", dev.get(), "ptmx") != 0) return fail_sys(errno, "symlink", "/dev/ptmx");

@@ -107,4 +107,31 @@ Result<UniqueFd> open_in_root(int root_fd, const char* path, Create create) noex
     return parent;
 }
 
+namespace {
+
+// `mount point "<path>" <text>`, built in the fixed-size Error without allocating (child side).
+Error mount_point_error(const char* path, const char* text) noexcept {
+    Error e = Error::sys(0, "mount point", path);
+    for (const char* part : {" ", text}) std::strncat(e.what, part, sizeof e.what - std::strlen(e.what) - 1);
+    return e;
+}
+
+}  // namespace
+
+Result<UniqueFd> open_mount_point(int root_fd, const char* path, Create create) noexcept {
+    UniqueFd target = TRY(open_in_root(root_fd, path, create));
+    struct stat target_stat {}, root_stat {};
+    if (::fstat(target.get(), &target_stat) != 0) return fail_sys(errno, "stat", path);
+    if (::fstat(root_fd, &root_stat) != 0) return fail_sys(errno, "stat", "/");
+    const bool names_root = std::strcmp(path, "/") == 0;
+    if (!names_root && target_stat.st_dev == root_stat.st_dev && target_stat.st_ino == root_stat.st_ino)
+        return fail(mount_point_error(path, "resolves to the container's root \"/\" through a symlink in the rootfs: "
+                                            "it is not a directory inside the rootfs"));
+    if (create == Create::directory && !S_ISDIR(target_stat.st_mode))
+        return fail(mount_point_error(path, "is not a directory inside the rootfs (it resolves to a file)"));
+    if (create == Create::file && S_ISDIR(target_stat.st_mode))
+        return fail(mount_point_error(path, "resolves to a directory, but a file is mounted on it"));
+    return target;
+}
+
 }  // namespace husk::mnt

@@ -29,4 +29,10 @@ enum class Create {
 // walk uses a PATH_MAX buffer on the stack. A dangling symlink on the way is an error (ENOENT).
 Result<UniqueFd> open_in_root(int root_fd, const char* path, Create create) noexcept;
 
+// open_in_root for a mount point, refusing what it resolves to when that is not what the path promises: the
+// container's root itself (a rootfs whose /dev is a symlink to "/" would get its /dev tmpfs over the whole
+// rootfs, and the workload then "not found"), a non-directory for Create::directory, a directory for
+// Create::file. The error names the path: `mount point "/dev" resolves to ...`.
+Result<UniqueFd> open_mount_point(int root_fd, const char* path, Create create) noexcept;
+
 }  // namespace husk::mnt

@@ -101,3 +101,39 @@ TEST_CASE("open_in_root reports a dangling symlink on the way instead of creatin
     CHECK(std::string(result.error().what).find("dangling symlink") != std::string::npos);
     CHECK_FALSE(exists("/missing/dir"));
 }
+
+TEST_CASE("open_mount_point names a mount point that resolves to the root through a symlink", "[mnt]") {
+    // A rootfs whose /dev is a symlink to "/": the /dev tmpfs would have covered the whole rootfs.
+    TempDir root("husk-mountpoint");
+    REQUIRE(::symlink("/", (root.path + "/dev").c_str()) == 0);
+    REQUIRE(::symlink("..", (root.path + "/up").c_str()) == 0);
+    int root_fd = ::open(root.path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    REQUIRE(root_fd >= 0);
+    auto dev = husk::mnt::open_mount_point(root_fd, "/dev", Create::directory);
+    REQUIRE_FALSE(dev);
+    CHECK(dev.error().message() == "mount point \"/dev\" resolves to the container's root \"/\" through a symlink "
+                                   "in the rootfs: it is not a directory inside the rootfs");
+    CHECK_FALSE(husk::mnt::open_mount_point(root_fd, "/up", Create::directory));
+    // The root itself, named as such, is a legitimate target (a remount of "/").
+    CHECK(husk::mnt::open_mount_point(root_fd, "/", Create::nothing));
+    ::close(root_fd);
+}
+
+TEST_CASE("open_mount_point names a file where a directory is mounted, and the reverse", "[mnt]") {
+    TempDir root("husk-mountpoint");
+    REQUIRE(::mkdir((root.path + "/dir").c_str(), 0755) == 0);
+    ::close(::open((root.path + "/file").c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
+    REQUIRE(::symlink("/file", (root.path + "/dev").c_str()) == 0);
+    int root_fd = ::open(root.path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    REQUIRE(root_fd >= 0);
+    auto dev = husk::mnt::open_mount_point(root_fd, "/dev", Create::directory);
+    REQUIRE_FALSE(dev);
+    CHECK(dev.error().message() ==
+          "mount point \"/dev\" is not a directory inside the rootfs (it resolves to a file)");
+    auto dir = husk::mnt::open_mount_point(root_fd, "/dir", Create::file);
+    REQUIRE_FALSE(dir);
+    CHECK(dir.error().message() == "mount point \"/dir\" resolves to a directory, but a file is mounted on it");
+    CHECK(husk::mnt::open_mount_point(root_fd, "/dir/new", Create::directory));
+    CHECK(exists(root.path + "/dir/new"));
+    ::close(root_fd);
+}

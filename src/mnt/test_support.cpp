@@ -165,8 +165,10 @@ std::string fs_type(const char* path) {
     }
 }
 
+// Any file: a masked path is the null device, which read_file (regular files only) refuses.
 std::string content_of(const char* path) {
-    auto content = husk::read_file(path);
+    auto fd = husk::open_fd(path, O_RDONLY);
+    auto content = fd ? husk::read_fd(fd->get()) : husk::Result<std::string>(std::unexpected(fd.error()));
     return content ? *content : "unreadable";
 }
 

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 
+#include "base/json_tree.hpp"
 #include "base/json_writer.hpp"
 #include "base/send_fd.hpp"
 #include "husk/unique_fd.hpp"
@@ -16,10 +17,8 @@ namespace husk::seccomp {
 namespace {
 
 bool is_json_object(std::string_view text) {
-    std::string input(text);  // yajl_tree_parse needs a NUL-terminated buffer
-    std::unique_ptr<std::remove_pointer_t<yajl_val>, decltype(&yajl_tree_free)> tree(
-        yajl_tree_parse(input.c_str(), nullptr, 0), &yajl_tree_free);
-    return tree && YAJL_IS_OBJECT(tree.get());
+    auto tree = parse_json_tree(text);
+    return tree && YAJL_IS_OBJECT(tree->get());
 }
 
 }  // namespace

@@ -19,21 +19,6 @@ std::string_view number_text(yajl_val value) { return YAJL_GET_NUMBER(value); }
 
 }  // namespace
 
-Result<Tree> parse_tree(std::string_view text) {
-    // yajl_tree_parse needs a NUL-terminated buffer.
-    std::string input(text);
-    char message[512] = {};
-    Tree tree(yajl_tree_parse(input.c_str(), message, sizeof message));
-    if (!tree) {
-        // yajl's verbose message continues with a source excerpt and an arrow; the first line says it all.
-        std::string_view first(message);
-        first = first.substr(0, first.find('\n'));
-        if (first.empty()) first = "parse error";
-        return fail_msg("invalid JSON: " + std::string(first));
-    }
-    return tree;
-}
-
 bool Node::has_content() const {
     if (absent()) return false;
     if (YAJL_IS_OBJECT(value_)) return value_->u.object.len > 0;

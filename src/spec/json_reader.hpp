@@ -16,17 +16,16 @@
 #include <utility>
 #include <vector>
 
+#include "base/json_tree.hpp"
 #include "husk/error.hpp"
 
 namespace husk::spec::json {
 
-struct TreeFree {
-    void operator()(yajl_val value) const { yajl_tree_free(value); }
-};
-using Tree = std::unique_ptr<std::remove_pointer_t<yajl_val>, TreeFree>;
+using Tree = JsonTree;
 
-// Parses a whole document; a syntax error becomes "invalid JSON: <yajl's first message line>".
-Result<Tree> parse_tree(std::string_view text);
+// Parses a whole document through base's bounded parser (json_tree.hpp: size, depth, NUL); a syntax error
+// becomes "invalid JSON: <yajl's first message line>".
+inline Result<Tree> parse_tree(std::string_view text) { return parse_json_tree(text); }
 
 // One value of the tree plus its path. An absent property and JSON null are both "absent": Go-based
 // clients write null for empty slices and pointers, and runc treats the two alike.

@@ -41,7 +41,10 @@ Result<void> parse_hook(const Node& node, Hook& out) {
 }
 
 // config.md "POSIX-platform Hooks"; prestart is deprecated but still honoured by runc and used by clients.
-Result<void> parse_hooks(const Node& node, Hooks& out) {
+constexpr const char* hook_kinds[] = {"prestart",       "createRuntime", "createContainer",
+                                      "startContainer", "poststart",     "poststop"};
+
+Result<void> parse_hooks(const Node& node, Hooks& out, std::vector<std::string>& ignored) {
     TRY(node.expect_object());
     TRY(read_array(node, "prestart", out.prestart, parse_hook));
     TRY(read_array(node, "createRuntime", out.create_runtime, parse_hook));
@@ -49,6 +52,14 @@ Result<void> parse_hooks(const Node& node, Hooks& out) {
     TRY(read_array(node, "startContainer", out.start_container, parse_hook));
     TRY(read_array(node, "poststart", out.poststart, parse_hook));
     TRY(read_array(node, "poststop", out.poststop, parse_hook));
+    // config.md "Extensibility": unknown properties are ignored, as runc does; but a misspelt kind would
+    // silently run no hook at all, so it is recorded for a warning.
+    for (const auto& [key, value] : TRY(node.as_object())) {
+        bool known = false;
+        for (const char* kind : hook_kinds) known = known || key == kind;
+        if (!known) ignored.push_back(value.path() + ": unknown hook kind, ignored (known: prestart, createRuntime, "
+                                      "createContainer, startContainer, poststart, poststop)");
+    }
     return {};
 }
 
@@ -61,7 +72,7 @@ Result<void> parse_spec(const Node& top, Spec& spec) {
     TRY(read_field(top, "hostname", spec.hostname));
     TRY(read_field(top, "domainname", spec.domainname));
     TRY(read_array(top, "mounts", spec.mounts, parse_mount));
-    if (Node hooks = top.field("hooks"); !hooks.absent()) TRY(parse_hooks(hooks, spec.hooks));
+    if (Node hooks = top.field("hooks"); !hooks.absent()) TRY(parse_hooks(hooks, spec.hooks, spec.ignored));
     TRY(read_field(top, "annotations", spec.annotations));
     if (Node linux = top.field("linux"); !linux.absent())
         TRY(detail::parse_linux(linux, spec.linux.emplace(), spec.unsupported));

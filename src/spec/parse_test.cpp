@@ -232,3 +232,21 @@ TEST_CASE("containerd and podman style configs parse and validate", "[spec]") {
     CHECK(podman->linux->resources->memory->swap == 134217728);
     CHECK(podman->linux->namespaces[1].path == "/proc/4242/ns/net");
 }
+
+TEST_CASE("parse_config ignores an unknown hook kind but records it for a warning", "[spec]") {
+    auto spec = parse_config(with(R"("hooks": {"prestrat": [{"path": "/bin/a"}], "poststop": [{"path": "/bin/b"}]})"));
+    REQUIRE(spec);
+    CHECK(spec->hooks.prestart.empty());
+    CHECK(spec->hooks.poststop.size() == 1);
+    REQUIRE(spec->ignored.size() == 1);
+    CHECK(spec->ignored[0] == "hooks.prestrat: unknown hook kind, ignored (known: prestart, createRuntime, "
+                              "createContainer, startContainer, poststart, poststop)");
+    auto clean = parse_config(with(R"("hooks": {"prestart": []})"));
+    REQUIRE(clean);
+    CHECK(clean->ignored.empty());
+}
+
+TEST_CASE("parse_config refuses an escaped NUL that would cut process.args[0] short", "[spec]") {
+    CHECK(parse_error(R"({"process": {"args": ["echo\u0000-not-echo"], "cwd": "/"}})") ==
+          "process.args[0]: the string contains a NUL character (\\u0000)");
+}

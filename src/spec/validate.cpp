@@ -197,6 +197,9 @@ Result<void> validate_container_id(std::string_view id) {
                         std::to_string(max_length) + ")");
     std::string prefix = "invalid container id " + quoted(id) + ": ";
     if (id == "." || id == "..") return fail_msg(prefix + "must not be \".\" or \"..\"");
+    // runc's libcontainer accepts it, but its command line and ours read "-x" as an option, so such a
+    // container could only be named after "--"; containerd's identifiers must start with a letter or digit.
+    if (id[0] == '-') return fail_msg(prefix + "must not start with '-' (it would be read as an option)");
     for (char c : id) {
         bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
                   c == '+' || c == '-' || c == '.';

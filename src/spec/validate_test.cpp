@@ -234,10 +234,12 @@ TEST_CASE("validate_container_id accepts what runc accepts", "[spec]") {
     CHECK(husk::spec::validate_container_id(std::string(1024, 'a')));
 }
 
-TEST_CASE("validate_container_id rejects empty, dot, slash, control and over-long ids", "[spec]") {
+TEST_CASE("validate_container_id rejects empty, dot, leading dash, slash, control and over-long ids", "[spec]") {
     CHECK(id_error("") == "invalid container id \"\": must not be empty");
     CHECK(id_error(".") == "invalid container id \".\": must not be \".\" or \"..\"");
     CHECK(id_error("..") == "invalid container id \"..\": must not be \".\" or \"..\"");
+    CHECK(id_error("-rf") == "invalid container id \"-rf\": must not start with '-' (it would be read as an option)");
+    CHECK(id_error("-") == "invalid container id \"-\": must not start with '-' (it would be read as an option)");
     CHECK(id_error("a/b") == "invalid container id \"a/b\": only letters, digits and _ + - . are allowed");
     CHECK(id_error("a\nb") == "invalid container id \"a\\x0ab\": only letters, digits and _ + - . are allowed");
     CHECK(id_error("a b") == "invalid container id \"a b\": only letters, digits and _ + - . are allowed");

@@ -7,15 +7,11 @@
 #include <memory>
 #include <string>
 
+#include "base/json_tree.hpp"
 #include "base/json_writer.hpp"
 
 namespace husk::state {
 namespace {
-
-struct TreeFree {
-    void operator()(yajl_val v) const { yajl_tree_free(v); }
-};
-using Tree = std::unique_ptr<std::remove_pointer_t<yajl_val>, TreeFree>;
 
 yajl_val member(yajl_val object, const char* name) {
     const char* path[] = {name, nullptr};
@@ -179,11 +175,11 @@ std::string encode_record(const Record& r) {
 }
 
 Result<Record> decode_record(std::string_view json) {
-    std::string text(json);
-    char error[256] = {};
-    Tree tree(yajl_tree_parse(text.c_str(), error, sizeof error));
-    if (!tree || !YAJL_IS_OBJECT(tree.get())) return fail_msg(std::string("corrupt state.json: ") + error);
-    yajl_val root = tree.get();
+    // A state dir is husk's, but anyone with root can write to it: bounded like every other JSON.
+    auto tree = parse_json_tree(json);
+    if (!tree) return fail(tree.error().context("corrupt state.json"));
+    if (!YAJL_IS_OBJECT(tree->get())) return fail_msg("corrupt state.json: not a JSON object");
+    yajl_val root = tree->get();
     Record r;
     r.id = get_string(root, "id");
     r.bundle = get_string(root, "bundle");

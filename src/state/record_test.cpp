@@ -116,3 +116,9 @@ TEST_CASE("a record keeps the security posture that was in force", "[state]") {
     r.security->landlock_abi.reset();
     CHECK(encode_record(r).find("landlockAbi") == std::string::npos);
 }
+
+TEST_CASE("decode_record refuses a record nested a million levels deep instead of crashing", "[state]") {
+    auto r = decode_record(std::string(1'000'000, '[') + std::string(1'000'000, ']'));
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message() == "corrupt state.json: invalid JSON: nested deeper than 256 levels");
+}

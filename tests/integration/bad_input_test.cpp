@@ -4,7 +4,9 @@
 
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <functional>
 
 #include "harness.hpp"
@@ -23,6 +25,15 @@ void check_refused(const Sandbox& sb, const Output& out, const std::vector<std::
     CHECK(lines(out.err).size() == 1);
     for (const std::string& word : words) CHECK_THAT(to_lower(out.err), Contains(to_lower(word)));
     check_nothing_left(sb);
+}
+
+// husk under a 1 GiB address-space limit: a reader that does not stop (--config /dev/zero before the
+// bound) fails inside its own limit instead of taking the shared machine's memory with it.
+Output husk_with_memory_cap(Sandbox& sb, const std::vector<std::string>& args, SpawnOptions options = {}) {
+    std::vector<std::string> argv = {"/bin/sh", "-c", "ulimit -v 1048576 && exec \"$0\" \"$@\"", paths().husk,
+                                     "--root", sb.root()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return sb.command(argv, std::move(options));
 }
 
 struct Edit {
@@ -244,4 +255,154 @@ TEST_CASE("the systemd cgroup manager is refused with a clear error", "[integrat
     b.write();
     Output out = sb.husk({flag, "create", "--bundle", b.dir, sb.id("c")});
     check_refused(sb, out, {"systemd"});
+}
+
+// --- Unbounded input (issue 10, item 5): every JSON husk reads is bounded in size and depth, and only regular
+// files are read.
+
+TEST_CASE("create refuses a config.json nested a million levels deep instead of crashing", "[integration][bad-input]") {
+    // yajl_tree_free recursed once per level: husk died of SIGSEGV with nothing on stderr.
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    write_file(b.config_path(), std::string(1'000'000, '[') + std::string(1'000'000, ']'));
+    Output out = sb.husk({"create", "--bundle", b.dir, sb.id("c")});
+    check_refused(sb, out, {"config.json", "invalid JSON: nested deeper than 256 levels"});
+}
+
+TEST_CASE("create refuses a config.json larger than 4 MiB", "[integration][bad-input]") {
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    b.config["annotations"] = Json::object({{"filler", std::string(5 << 20, 'x')}});
+    check_refused(sb, sb.create(b, sb.id("c")), {"config.json", "larger than husk reads (4 MiB)"});
+}
+
+TEST_CASE("create refuses a --config that is not a regular file, at once", "[integration][bad-input]") {
+    // /dev/zero never ends (husk read it until memory ran out); a FIFO without a writer blocked the open forever.
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    b.write();
+    std::string fifo = b.dir + "/fifo.json";
+    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"/dev/zero", "is a character device, not a regular file"},
+        {fifo, "is a FIFO, not a regular file"},
+        {b.dir, "is a directory, not a regular file"},
+    };
+    for (const auto& [config, words] : cases) {
+        INFO("--config " << config);
+        SpawnOptions options;
+        options.timeout = Ms(10000);
+        Output out = husk_with_memory_cap(sb, {"create", "--bundle", b.dir, "--config", config, sb.id("c")}, options);
+        check_refused(sb, out, {config, words});
+    }
+}
+
+TEST_CASE("update refuses --resources that are not a regular file or too large, before touching anything",
+          "[integration][bad-input]") {
+    // The resources are read before the container is looked up, so no container is needed to see the bound.
+    Sandbox sb;
+    SpawnOptions options;
+    options.timeout = Ms(10000);
+    Output zero = husk_with_memory_cap(sb, {"update", "--resources", "/dev/zero", sb.id("c")}, options);
+    check_refused(sb, zero, {"--resources /dev/zero", "is a character device, not a regular file"});
+
+    // Standard input may be a pipe (containerd's shim pipes the JSON in), but it is bounded too.
+    options.stdin_data = std::string((4 << 20) + 1, ' ');
+    Output big = husk_with_memory_cap(sb, {"update", "--resources", "-", sb.id("c")}, options);
+    check_refused(sb, big, {"--resources -", "larger than husk reads (4 MiB)"});
+}
+
+TEST_CASE("state survives a state.json nested a million levels deep", "[integration][bad-input]") {
+    // yajl_tree_free's recursion crashed `state` (SIGSEGV); now the record is refused as corrupt, and state
+    // reports what it can without it, as for any unreadable record.
+    Sandbox sb;
+    std::string id = sb.id("c");
+    std::filesystem::create_directories(sb.root() + "/" + id);
+    write_file(sb.root() + "/" + id + "/lock", "");
+    write_file(sb.root() + "/" + id + "/state.json", std::string(1'000'000, '[') + std::string(1'000'000, ']'));
+    Output out = sb.husk({"state", id});
+    INFO(out.describe());
+    CHECK(out.exit_code == 0);
+    CHECK(Json::parse(out.out)["status"].str() == "stopped");
+    std::filesystem::remove_all(sb.root() + "/" + id);
+}
+
+// --- NUL (item 6): an escaped NUL would cut a string short in every C API husk passes it to.
+
+TEST_CASE("create refuses a string with an escaped NUL, naming its JSON path", "[integration][bad-input]") {
+    static const std::vector<Edit> edits = {
+        {"args", [](Json& c) { c["process"]["args"] = Json::strings({std::string("/probe\0-not-probe", 17)}); },
+         {"process.args[0]", "NUL"}},
+        {"env", [](Json& c) { c["process"]["env"].push_back(std::string("A=1\0B=2", 7)); }, {"process.env[", "NUL"}},
+        {"hostname", [](Json& c) { c["hostname"] = std::string("host\0name", 9); }, {"hostname", "NUL"}},
+        {"mount destination",
+         [](Json& c) { c["mounts"].at(1)["destination"] = std::string("/dev\0/x", 7); }, {"mounts[1].destination", "NUL"}},
+    };
+    const Edit& edit = edits[GENERATE(range(size_t(0), edits.size()))];
+    INFO(edit.what);
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    edit.apply(b.config);
+    check_refused(sb, sb.create(b, sb.id("c")), edit.words);
+}
+
+TEST_CASE("create refuses a config.json with a raw NUL byte instead of reading up to it", "[integration][bad-input]") {
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    write_file(b.config_path(), b.config.dump() + std::string("\0 trailing", 10));
+    Output out = sb.husk({"create", "--bundle", b.dir, sb.id("c")});
+    check_refused(sb, out, {"config.json", "invalid JSON: NUL byte at offset"});
+}
+
+// --- What runc refuses (item 7).
+
+TEST_CASE("create refuses a negative --preserve-fds", "[integration][bad-input]") {
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    Output out = sb.create(b, sb.id("c"), {"--preserve-fds", "-1"});
+    check_refused(sb, out, {"--preserve-fds", "-1"});
+    CHECK(out.exit_code == 2);
+}
+
+TEST_CASE("create refuses an id that starts with '-'", "[integration][bad-input]") {
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    b.write();
+    std::string id = "-" + sb.id("dash");
+    Output out = sb.husk({"create", "--bundle", b.dir, "--", id});
+    check_refused(sb, out, {"invalid container id", "must not start with '-'"});
+}
+
+TEST_CASE("create warns about an unknown hook kind on stderr and in --log, and still creates",
+          "[integration][bad-input]") {
+    // config.md: unknown properties are ignored (runc does); a misspelt kind must not vanish without a trace.
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    b.config["hooks"] = Json::object({{"prestrat", Json::array({Json::object({{"path", "/bin/true"}})})}});
+    std::string id = sb.id("c"), log = sb.dir() + "/log.json";
+    Output out = sb.create(b, id, {}, {});
+    INFO(out.describe());
+    REQUIRE(out.exit_code == 0);
+    REQUIRE(lines(out.err).size() == 1);
+    CHECK_THAT(out.err, Contains("warning") && Contains("hooks.prestrat: unknown hook kind, ignored"));
+    CHECK(sb.husk({"delete", "--force", id}).exit_code == 0);
+
+    Output logged = sb.husk({"--log", log, "--log-format", "json", "create", "--bundle", b.dir, id});
+    INFO(logged.describe());
+    REQUIRE(logged.exit_code == 0);
+    Json last = Json::parse(lines(read_file(log)).back());
+    CHECK(last["level"].str() == "warning");
+    CHECK_THAT(last["msg"].str(), Contains("hooks.prestrat: unknown hook kind"));
+}
+
+// --- A mount point that resolves somewhere unexpected (item 8).
+
+TEST_CASE("create names a /dev that is a symlink to the rootfs's root", "[integration][bad-input]") {
+    // The /dev tmpfs went over the whole rootfs, and the error was `exec: "...": executable file not found`.
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    std::filesystem::remove_all(b.rootfs() + "/dev");
+    REQUIRE(symlink("/", (b.rootfs() + "/dev").c_str()) == 0);
+    check_refused(sb, sb.create(b, sb.id("c")),
+                  {"mount point \"/dev\"", "resolves to the container's root", "not a directory inside the rootfs"});
 }

@@ -1,0 +1,69 @@
+#include "base/json_tree.hpp"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+namespace {
+
+std::string parse_error(std::string_view text) {
+    auto tree = husk::parse_json_tree(text);
+    return tree ? std::string("(parsed)") : tree.error().message();
+}
+
+}  // namespace
+
+TEST_CASE("parse_json_tree refuses a million nested arrays without building a tree", "[base]") {
+    // Before the bound, yajl_tree_free recursed once per level and overflowed the stack.
+    std::string text = std::string(1'000'000, '[') + std::string(1'000'000, ']');
+    CHECK(parse_error(text) == "invalid JSON: nested deeper than 256 levels");
+}
+
+TEST_CASE("parse_json_tree accepts 256 levels and refuses 257", "[base]") {
+    auto nested = [](std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); };
+    CHECK(parse_error(nested(256)) == "(parsed)");
+    CHECK(parse_error(nested(257)) == "invalid JSON: nested deeper than 256 levels");
+    CHECK(parse_error("{\"a\":" + nested(255) + "}") == "(parsed)");
+    CHECK(parse_error("{\"a\":" + nested(256) + "}") == "invalid JSON: nested deeper than 256 levels");
+}
+
+TEST_CASE("parse_json_tree refuses a document larger than 4 MiB", "[base]") {
+    std::string text = "\"" + std::string(husk::max_json_bytes, 'a') + "\"";
+    CHECK(parse_error(text) == "invalid JSON: " + std::to_string(text.size()) + " bytes, more than husk reads (4 MiB)");
+    CHECK(parse_error("\"" + std::string(husk::max_json_bytes - 2, 'a') + "\"") == "(parsed)");
+}
+
+TEST_CASE("parse_json_tree refuses an escaped NUL in a string, naming its JSON path", "[base]") {
+    CHECK(parse_error(R"({"process":{"args":["echo\u0000-not-echo"]}})") ==
+          "process.args[0]: the string contains a NUL character (\\u0000)");
+    CHECK(parse_error(R"({"mounts":[{"destination":"/a"},{"destination":"/b\u0000c"}]})") ==
+          "mounts[1].destination: the string contains a NUL character (\\u0000)");
+    CHECK(parse_error(R"({"a":[[1,2],[3,"x\u0000"]]})") ==
+          "a[1][1]: the string contains a NUL character (\\u0000)");
+    CHECK(parse_error(R"("\u0000")") == "(top level): the string contains a NUL character (\\u0000)");
+}
+
+TEST_CASE("parse_json_tree refuses an escaped NUL in a property name, naming the object", "[base]") {
+    CHECK(parse_error(R"({"annotations":{"ok":"1","a\u0000b":"2"}})") ==
+          "annotations: a property name contains a NUL character (\\u0000)");
+}
+
+TEST_CASE("parse_json_tree refuses a raw NUL byte instead of stopping there", "[base]") {
+    // yajl_tree_parse reads up to the first NUL: "{}" followed by anything used to parse as {}.
+    CHECK(parse_error(std::string("{}\0{\"x\":", 7)) == "invalid JSON: NUL byte at offset 2");
+}
+
+TEST_CASE("parse_json_tree keeps yajl's syntax messages and its tolerance of comments", "[base]") {
+    CHECK(parse_error("{bad") == "invalid JSON: lexical error: invalid char in json text.");
+    CHECK(parse_error("") == "invalid JSON: parse error: premature EOF");
+    CHECK(parse_error("{} x") == "invalid JSON: parse error: trailing garbage");
+    CHECK(parse_error("/* c */ {\"a\": 1} // c") == "(parsed)");
+}
+
+TEST_CASE("parse_json_tree builds the tree with numbers beyond 64 bits as text", "[base]") {
+    auto tree = husk::parse_json_tree(R"({"big":18446744073709551616,"s":"\u00e9"})");
+    REQUIRE(tree);
+    const char* big[] = {"big", nullptr};
+    yajl_val number = yajl_tree_get(tree->get(), big, yajl_t_number);
+    REQUIRE(number != nullptr);
+    CHECK(std::string(YAJL_GET_NUMBER(number)) == "18446744073709551616");
+}
