@@ -246,8 +246,9 @@ private:
                 pollfd exited{monitor->get(), POLLIN, 0};
                 while (::poll(&exited, 1, verdict_wait_ms) < 0 && errno == EINTR) {
                 }
-                record = TRY(read_record_briefly(dir_));
             }
+            // Again also when the monitor is gone: it may have written the verdict and exited since the read.
+            record = TRY(read_record_briefly(dir_));
         }
         bool deleted = !record || record->pid != last_.pid;
         if (!deleted) tell_changes(*record);

@@ -157,16 +157,17 @@ Result<std::string> container_state_json(const Runtime& runtime, const std::stri
     if (auto r = dir.read_record()) record = std::move(*r);
     Observed observed = container::observe(dir, record);
     // Init is gone but its verdict is not written yet: the live monitor is reading the counters and writes it
-    // next, then exits. Wait for that (briefly), so `stopped` comes with husk.exit instead of without it.
+    // next, then exits. Wait for that (briefly), so `stopped` comes with husk.exit instead of without it. Read
+    // the record again also when the monitor is already gone: it may have written the verdict and exited
+    // between our first read and the look at it, and a gone monitor is otherwise taken as a lost one.
     if (observed.status == Status::stopped && record && !record->exit && !record->started.empty()) {
         if (auto monitor = state::open_live_pidfd(record->monitor_pid, record->monitor_start_time, record->boot_id)) {
             pollfd exited{monitor->get(), POLLIN, 0};
-            if (::poll(&exited, 1, 2000) == 1) {
-                if (auto again = dir.read_record()) {
-                    record = std::move(*again);
-                    observed = container::observe(dir, record);
-                }
-            }
+            (void)::poll(&exited, 1, 2000);
+        }
+        if (auto again = dir.read_record()) {
+            record = std::move(*again);
+            observed = container::observe(dir, record);
         }
     }
     if (!record) {
