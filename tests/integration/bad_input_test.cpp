@@ -42,6 +42,15 @@ struct Edit {
     std::vector<std::string> words;
 };
 
+// create on the test bundle with one edit applied must be refused naming `words`, leaving nothing.
+void check_edit_refused(const Edit& edit) {
+    INFO(edit.what);
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    edit.apply(b.config);
+    check_refused(sb, sb.create(b, sb.id("c")), edit.words);
+}
+
 }  // namespace
 
 TEST_CASE("create refuses a bundle directory that does not exist", "[integration][bad-input]") {
@@ -83,12 +92,7 @@ TEST_CASE("create refuses fields of the wrong type, naming the field", "[integra
         {"hostname is a number", [](Json& c) { c["hostname"] = 5; }, {"hostname"}},
         {"readonly is a string", [](Json& c) { c["root"]["readonly"] = "yes"; }, {"root.readonly"}},
     };
-    const Edit& edit = edits[GENERATE(range(size_t(0), edits.size()))];
-    INFO(edit.what);
-    Sandbox sb;
-    Bundle b = sb.bundle();
-    edit.apply(b.config);
-    check_refused(sb, sb.create(b, sb.id("c")), edit.words);
+    check_edit_refused(edits[GENERATE(range(size_t(0), edits.size()))]);
 }
 
 TEST_CASE("create refuses a config without a required field, naming it", "[integration][bad-input]") {
@@ -100,12 +104,7 @@ TEST_CASE("create refuses a config without a required field, naming it", "[integ
         {"no namespace type", [](Json& c) { c["linux"]["namespaces"].at(0).erase("type"); },
          {"linux.namespaces[0].type"}},
     };
-    const Edit& edit = edits[GENERATE(range(size_t(0), edits.size()))];
-    INFO(edit.what);
-    Sandbox sb;
-    Bundle b = sb.bundle();
-    edit.apply(b.config);
-    check_refused(sb, sb.create(b, sb.id("c")), edit.words);
+    check_edit_refused(edits[GENERATE(range(size_t(0), edits.size()))]);
 }
 
 TEST_CASE("create refuses a relative root.path that does not exist", "[integration][bad-input]") {
@@ -158,12 +157,7 @@ TEST_CASE("create refuses unknown namespaces, capabilities and rlimits, naming t
          },
          {"unknown rlimit", "RLIMIT_FOO"}},
     };
-    const Edit& edit = edits[GENERATE(range(size_t(0), edits.size()))];
-    INFO(edit.what);
-    Sandbox sb;
-    Bundle b = sb.bundle();
-    edit.apply(b.config);
-    check_refused(sb, sb.create(b, sb.id("c")), edit.words);
+    check_edit_refused(edits[GENERATE(range(size_t(0), edits.size()))]);
 }
 
 TEST_CASE("create refuses a hard rlimit above husk's own, naming it", "[integration][bad-input]") {
@@ -338,12 +332,7 @@ TEST_CASE("create refuses a string with an escaped NUL, naming its JSON path", "
         {"mount destination",
          [](Json& c) { c["mounts"].at(1)["destination"] = std::string("/dev\0/x", 7); }, {"mounts[1].destination", "NUL"}},
     };
-    const Edit& edit = edits[GENERATE(range(size_t(0), edits.size()))];
-    INFO(edit.what);
-    Sandbox sb;
-    Bundle b = sb.bundle();
-    edit.apply(b.config);
-    check_refused(sb, sb.create(b, sb.id("c")), edit.words);
+    check_edit_refused(edits[GENERATE(range(size_t(0), edits.size()))]);
 }
 
 TEST_CASE("create refuses a config.json with a raw NUL byte instead of reading up to it", "[integration][bad-input]") {
