@@ -52,8 +52,11 @@ void drop_lock_reference(int lock_fd) {
 
 // Every wait here ends at EOF when create dies, so an orphaned monitor ends too, and takes init with it.
 [[noreturn]] void monitor_main(Launch& launch, int report) {
-    drop_lock_reference(launch.dir->lock_fd());
+    // Recorded while this process still shares create's lock: a `delete --force` that finds create dead then
+    // either finds this monitor named in the record or finds it gone, never a writer it has not seen
+    // appearing in the state dir it is removing.
     if (!container::record_monitor(launch)) ::_exit(1);
+    drop_lock_reference(launch.dir->lock_fd());
     char go;
     if (::read(report, &go, 1) != 1) ::_exit(1);
     process::Parent parent = ::getppid() == 1 ? process::Parent::spawner : process::Parent::spawners_parent;
