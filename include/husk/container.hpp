@@ -93,4 +93,7 @@ Result<std::string> container_stats_event(const Runtime& runtime, const std::str
 Result<void> watch_container_events(const Runtime& runtime, const std::string& id, std::chrono::milliseconds interval,
                                     const std::function<void(const std::string& line)>& emit);
 
+// `husk features`: the runtime-spec features document (features.md) of this build on this kernel, as JSON.
+std::string features_json();
+
 }  // namespace husk

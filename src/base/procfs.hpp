@@ -1,6 +1,6 @@
 // Writes into the host's /proc/PID of a process husk created (uid_map, gid_map, oom_score_adj) through
 // verified handles rather than path strings: /proc must be procfs, and nothing beneath it is reached through
-// a symlink or another mount (issue #5, procfs writes). A process whose /proc was swapped for something
+// a symlink or another mount (docs/security.md, "Procfs writes"). A process whose /proc was swapped for something
 // else gets an error, not a write somewhere else.
 #pragma once
 

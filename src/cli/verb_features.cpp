@@ -1,5 +1,4 @@
 #include "cli/cli.hpp"
-#include "cli/features.hpp"
 
 namespace husk::cli {
 

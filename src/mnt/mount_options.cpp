@@ -169,6 +169,18 @@ MountAttributes mount_attributes(const MountOptions& options) noexcept {
     return attributes;
 }
 
+const std::vector<std::string>& feature_mount_options() {
+    static const std::vector<std::string> options = {
+        "async", "atime", "bind", "defaults", "dev", "diratime", "dirsync", "exec", "mand", "noatime",
+        "nodev", "nodiratime", "noexec", "nomand", "norelatime", "nostrictatime", "nosuid", "private",
+        "rbind", "relatime", "remount", "ro", "rprivate", "rshared", "rslave", "runbindable", "rw",
+        "shared", "slave", "strictatime", "suid", "sync", "unbindable", "ratime", "rdiratime", "rexec",
+        "rnoatime", "rnodev", "rnodiratime", "rnoexec", "rnosuid", "rrelatime", "rro", "rrw",
+        "rstrictatime", "rdev", "rsuid", "rnorelatime", "rnostrictatime",
+    };
+    return options;
+}
+
 std::vector<std::string> superblock_flag_keys(const MountOptions& options) {
     std::vector<std::string> keys;
     if (options.flags & MS_RDONLY) keys.emplace_back("ro");

@@ -52,4 +52,7 @@ std::vector<std::string> superblock_flag_keys(const MountOptions& options);
 // The propagation name as written in config.json ("rslave") to MS_* flags; 0 when unknown.
 unsigned long parse_propagation(const std::string& name) noexcept;
 
+// The options `husk features` lists as mountOptions (features.md), each one parse_mount_options knows.
+const std::vector<std::string>& feature_mount_options();
+
 }  // namespace husk::mnt

@@ -197,3 +197,12 @@ TEST_CASE("superblock_flag_keys names the flags fsconfig takes for a new filesys
           std::vector<std::string>{"ro", "sync", "dirsync", "mand", "lazytime"});
     CHECK(superblock_flag_keys(parse({"ro", "rw"})).empty());
 }
+
+TEST_CASE("every mount option the features document lists is one husk parses", "[mnt]") {
+    for (const auto& option : husk::mnt::feature_mount_options()) {
+        INFO(option);
+        auto parsed = husk::mnt::parse_mount_options({option});
+        REQUIRE(parsed);
+        CHECK(parsed->data.empty());  // a known word, not passed through as filesystem data
+    }
+}

@@ -31,7 +31,7 @@ struct Factor {
     std::uint64_t count = 0;
 };
 
-// The final facts the monitor records when init has gone (issue #4 extends this).
+// The final facts the monitor records when init has gone: the exit, its reason, usage and factors.
 struct ExitRecord {
     int code = -1;    // exit code, or 128 + signal
     int signal = 0;   // terminating signal, 0 when the process exited

@@ -251,7 +251,7 @@ TEST_CASE("the systemd cgroup manager is refused with a clear error", "[integrat
     check_refused(sb, out, {"systemd"});
 }
 
-// --- Unbounded input (issue 10, item 5): every JSON husk reads is bounded in size and depth, and only regular
+// --- Unbounded input: every JSON husk reads is bounded in size and depth, and only regular
 // files are read.
 
 TEST_CASE("create refuses a config.json nested a million levels deep instead of crashing", "[integration][bad-input]") {

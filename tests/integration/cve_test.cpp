@@ -1,4 +1,4 @@
-// Regression tests for the runtime CVE classes (issue #5, DESIGN.md §6), each written so that a naive
+// Regression tests for the runtime CVE classes (DESIGN.md §6, docs/security.md), each written so that a naive
 // runtime fails it.
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// Host-wide state is never reachable from a config (issue #10 items 1 and 2, docs/security.md): a sysctl the
+// Host-wide state is never reachable from a config (docs/security.md): a sysctl the
 // kernel does not keep per namespace, or one whose namespace the container shares with the host, is refused
 // before anything exists; linux.resources.unified (and update --resources) never writes a cgroup core file
 // that is not a limit. Every value a test offers for a host setting is the host's current value, so even a

@@ -230,7 +230,7 @@ TEST_CASE("a container that closes its stdout early keeps its stderr", "[integra
     delete_and_check(sb, id);
 }
 
-// The race of issue 11: the workload writes past the cap into the pipe and exits 0 before the monitor reads the
+// A race: the workload writes past the cap into the pipe and exits 0 before the monitor reads the
 // byte past it, so the kill lands on nobody. Made deterministic: the output is a one-page pipe the test reads
 // only after init has exited, so the monitor can only ever find the excess afterwards.
 TEST_CASE("a workload that exits 0 after writing past the cap makes husk run exit 122, the record keeps code 0",

@@ -1,4 +1,4 @@
-// Real-world seccomp profiles through the real binary (issue #11): a default-deny allow-list that lets through
+// Real-world seccomp profiles through the real binary: a default-deny allow-list that lets through
 // only what a busybox shell needs plus the calls every runtime makes after loading the filter, and podman's
 // default profile converted the way podman writes it into config.json. Each container must start under its
 // filter and see it in force from inside (/proc/self/status "Seccomp: 2").

@@ -1,13 +1,15 @@
-#include "cli/features.hpp"
-
+// `husk features` (runtime-spec features.md): only what this build of husk really implements. The
+// seccomp, Landlock and mount option lists come from the modules that resolve those names.
 #include <sys/capability.h>
 
 #include "base/fs.hpp"
 #include "base/json_writer.hpp"
+#include "husk/container.hpp"
 #include "landlock/landlock.hpp"
+#include "mnt/mount_options.hpp"
 #include "seccomp/names.hpp"
 
-namespace husk::cli {
+namespace husk {
 namespace {
 
 std::vector<std::string> capability_names() {
@@ -73,18 +75,6 @@ void landlock_features(JsonWriter& w) {
 
 }  // namespace
 
-const std::vector<std::string>& feature_mount_options() {
-    static const std::vector<std::string> options = {
-        "async", "atime", "bind", "defaults", "dev", "diratime", "dirsync", "exec", "mand", "noatime",
-        "nodev", "nodiratime", "noexec", "nomand", "norelatime", "nostrictatime", "nosuid", "private",
-        "rbind", "relatime", "remount", "ro", "rprivate", "rshared", "rslave", "runbindable", "rw",
-        "shared", "slave", "strictatime", "suid", "sync", "unbindable", "ratime", "rdiratime", "rexec",
-        "rnoatime", "rnodev", "rnodiratime", "rnoexec", "rnosuid", "rrelatime", "rro", "rrw",
-        "rstrictatime", "rdev", "rsuid", "rnorelatime", "rnostrictatime",
-    };
-    return options;
-}
-
 std::string features_json() {
     JsonWriter w(JsonWriter::Style::pretty);
     w.begin_object();
@@ -93,7 +83,7 @@ std::string features_json() {
     w.key("hooks");
     strings(w, {"prestart", "createRuntime", "createContainer", "startContainer", "poststart", "poststop"});
     w.key("mountOptions");
-    strings(w, feature_mount_options());
+    strings(w, mnt::feature_mount_options());
     w.key("linux").begin_object();
     w.key("namespaces");
     strings(w, {"cgroup", "ipc", "mount", "network", "pid", "time", "user", "uts"});
@@ -117,4 +107,4 @@ std::string features_json() {
     return w.str();
 }
 
-}  // namespace husk::cli
+}  // namespace husk

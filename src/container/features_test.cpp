@@ -1,20 +1,9 @@
-#include "cli/features.hpp"
-
 #include <algorithm>
 #include <catch2/catch.hpp>
 
-#include "mnt/mount_options.hpp"
+#include "husk/container.hpp"
 #include "seccomp/names.hpp"
 #include "spec/json_reader.hpp"
-
-TEST_CASE("every mount option the features document lists is one husk parses", "[cli]") {
-    for (const auto& option : husk::cli::feature_mount_options()) {
-        INFO(option);
-        auto parsed = husk::mnt::parse_mount_options({option});
-        REQUIRE(parsed);
-        CHECK(parsed->data.empty());  // a known word, not passed through as filesystem data
-    }
-}
 
 namespace {
 
@@ -27,7 +16,7 @@ std::vector<std::string> string_list(const husk::spec::json::Node& node) {
 }  // namespace
 
 TEST_CASE("the features document lists the seccomp names husk resolves and the flags this kernel takes", "[cli][seccomp]") {
-    std::string json = husk::cli::features_json();
+    std::string json = husk::features_json();
     auto tree = husk::spec::json::parse_tree(json);
     REQUIRE(tree);
     auto seccomp = husk::spec::json::Node(tree->get(), "").field("linux").field("seccomp");
