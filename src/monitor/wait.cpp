@@ -177,7 +177,6 @@ Result<ExitStatus> wait_for_exit(int pidfd, WaitOptions& options) {
     }
     std::optional<IgnoredSigpipe> sigpipe;
     if (options.pump) {
-        TRY(options.pump->open());
         TRY(watch(options.pump->fd()));
         sigpipe.emplace();
     }

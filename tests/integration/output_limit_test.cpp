@@ -185,6 +185,9 @@ TEST_CASE("output exactly at the cap is within the limit", "[integration][monito
     delete_and_check(sb, id);
 }
 
+// stderr is written (and its writer gone) before stdout is: the pump takes the pipes in the order they became
+// readable, also when it runs late and finds both holding data (open_pump_pipes: the epoll set watches them
+// from before init exists; made later, it would list them stdout first).
 TEST_CASE("stdout and stderr share one cap", "[integration][monitor][output]") {
     Sandbox sb;
     Bundle b = with_args(sb, {"/bin/sh", "-c", "/probe spam 3000 >&2; /probe spam 3000; sleep 100"});
