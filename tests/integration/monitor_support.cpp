@@ -54,7 +54,9 @@ pid_t create_and_start(Sandbox& sb, const Bundle& b, const std::string& id, std:
     Output created = sb.create(b, id, std::move(flags));
     require_ok(created);
     require_ok(sb.husk({"start", id}));
-    pid_t pid = static_cast<pid_t>(sb.state(id)["pid"].num());
+    Json st = sb.state(id);
+    INFO("state after start: " << st.dump());
+    pid_t pid = static_cast<pid_t>(st["pid"].num());
     REQUIRE(pid > 0);
     sb.track_pid(pid);
     return pid;
