@@ -5,9 +5,9 @@
 # output throughput; the CPU budget's overshoot, idle and beside stress-ng. Then, in a throw-away VM with a
 # pure cgroup v2 hierarchy (tests/vm/run-in-vm.sh), the same `run` with a 64 MiB memory limit for husk,
 # Debian's runc and Debian's crun, and the CPU budget's overshoot with the cpu controller
-# (tests/vm/bench/bench-guest.sh); -V skips the VM part.
-#   tests/bench.sh [-n N] [-V] [HUSK_BINARY] (default N=50; husk from $HUSK_BINARY or build/src/cli/husk,
-#                                            the probe for the VM from the same build dir)
+# (tests/vm/bench/bench-guest.sh); -V skips the VM part, -c runs only the CPU budget's overshoot (host and VM).
+#   tests/bench.sh [-n N] [-V] [-c] [HUSK_BINARY] (default N=50; husk from $HUSK_BINARY or build/src/cli/husk,
+#                                                 the probe for the VM from the same build dir)
 # runc runs through tests/runc-in-v2.sh (a private mount namespace with a pure cgroup v2 view), so
 # neither runtime touches the host's cgroup v1 hierarchies.
 set -eu
@@ -16,11 +16,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 runs=50
 vm=yes
-while getopts n:V opt; do
+cpu_only=no
+while getopts n:Vc opt; do
     case $opt in
         n) runs=$OPTARG ;;
         V) vm=no ;;
-        *) echo "usage: $0 [-n N] [-V] [HUSK_BINARY]" >&2; exit 2 ;;
+        c) cpu_only=yes ;;
+        *) echo "usage: $0 [-n N] [-V] [-c] [HUSK_BINARY]" >&2; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -78,76 +80,80 @@ measure() {
     tail -n 1 "$work/rss" >> "$work/$name.kib"
 }
 
-i=0
-while [ "$i" -lt "$runs" ]; do
-    i=$((i + 1))
-    measure husk "$husk" --root "$work/husk-root" run --bundle "$work/bundle" "bench-husk-$i"
-    measure runc "$here/runc-in-v2.sh" --root "$work/runc-root" run --bundle "$work/bundle" "bench-runc-$i"
-done
-
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 peak() { sort -n "$1" | tail -n 1; }
 
-husk_ms=$(median "$work/husk.us" | awk '{ printf "%.2f", $1 / 1000 }')
-runc_ms=$(median "$work/runc.us" | awk '{ printf "%.2f", $1 / 1000 }')
-husk_kib=$(peak "$work/husk.kib")
-runc_kib=$(peak "$work/runc.kib")
+# The runtimes side by side, then the monitor's footprint and throughput (skipped with -c).
+if [ "$cpu_only" = no ]; then
+    i=0
+    while [ "$i" -lt "$runs" ]; do
+        i=$((i + 1))
+        measure husk "$husk" --root "$work/husk-root" run --bundle "$work/bundle" "bench-husk-$i"
+        measure runc "$here/runc-in-v2.sh" --root "$work/runc-root" run --bundle "$work/bundle" "bench-runc-$i"
+    done
 
-echo "runs: $runs each, interleaved; bundle: bundles/busybox (/bin/true)"
-printf '%-6s %14s %16s\n' runtime "median wall ms" "peak RSS KiB"
-printf '%-6s %14s %16s\n' husk "$husk_ms" "$husk_kib"
-printf '%-6s %14s %16s\n' runc "$runc_ms" "$runc_kib"
-awk -v hm="$husk_ms" -v rm="$runc_ms" -v hk="$husk_kib" -v rk="$runc_kib" \
-    'BEGIN { printf "ratio husk/runc: wall %.2f, peak RSS %.2f\n", hm / rm, hk / rk }'
 
-# The monitor (DESIGN.md §3): its private memory while a container idles, with and without the output pump,
-# the CPU it uses meanwhile, and output throughput through a pipe with and without an output cap. `sync`
-# first: a freshly linked binary's pages count as dirty until they are written back.
-sync
-idle_bundle() { # NAME [HUSK_FLAGS...] -> creates, starts, prints "private_dirty_kib rss_kib cpu_ticks_over_2s"
-    name=$1
-    shift
-    "$husk" --root "$work/husk-root" create --bundle "$work/idle" "$@" "$name" >/dev/null 2>&1 </dev/null
-    "$husk" --root "$work/husk-root" start "$name"
-    monitor=$(jq -r .monitorPid "$work/husk-root/$name/state.json")
-    sleep 0.5
-    ticks() { awk '{ print $14 + $15 }' "/proc/$monitor/stat"; }
-    before=$(ticks)
-    sleep 2
-    after=$(ticks)
-    awk -v t=$((after - before)) '/^Private_Dirty:/ { pd = $2 } /^Rss:/ { rss = $2 } END { print pd, rss, t }' \
-        "/proc/$monitor/smaps_rollup"
-    "$husk" --root "$work/husk-root" delete --force "$name"
-}
-mkdir -p "$work/idle" "$work/flood"
-jq '.process.args = ["/bin/sleep", "30"]' "$work/bundle/config.json" > "$work/idle/config.json"
-set -- $(idle_bundle bench-idle)
-plain_pd=$1 plain_rss=$2 plain_ticks=$3
-set -- $(idle_bundle bench-idle-cap --output-limit 1GiB --timeout 1h --cpu-limit 1h)
-pump_pd=$1 pump_rss=$2 pump_ticks=$3
-echo
-echo "monitor of an idle container (sleep 30): Private_Dirty / Rss KiB, CPU ticks over 2 s"
-printf '%-40s %8s %8s %6s\n' "" "PrivDirty" "Rss" "ticks"
-printf '%-40s %8s %8s %6s\n' "plain" "$plain_pd" "$plain_rss" "$plain_ticks"
-printf '%-40s %8s %8s %6s\n' "--output-limit --timeout --cpu-limit" "$pump_pd" "$pump_rss" "$pump_ticks"
+    husk_ms=$(median "$work/husk.us" | awk '{ printf "%.2f", $1 / 1000 }')
+    runc_ms=$(median "$work/runc.us" | awk '{ printf "%.2f", $1 / 1000 }')
+    husk_kib=$(peak "$work/husk.kib")
+    runc_kib=$(peak "$work/runc.kib")
 
-flood_mib=1024
-jq --arg n $((flood_mib * 16)) '.process.args = ["/bin/dd", "if=/dev/zero", "bs=65536", "count=" + $n]' \
-    "$work/bundle/config.json" > "$work/flood/config.json"
-throughput() { # ID [HUSK_FLAGS...] -> MiB/s of `husk run` into a pipe read by cat
-    id=$1
-    shift
-    start=$(date +%s%N)
-    "$husk" --root "$work/husk-root" run --bundle "$work/flood" "$@" "$id" 2>/dev/null | cat > /dev/null
-    end=$(date +%s%N)
-    awk -v mib=$flood_mib -v ns=$((end - start)) 'BEGIN { printf "%.0f", mib / (ns / 1e9) }'
-}
-direct=$(throughput bench-flood-direct)
-pumped=$(throughput bench-flood-pumped --output-limit 2GiB)
-echo
-echo "output throughput, ${flood_mib} MiB from busybox dd (64 KiB writes) through a pipe to cat (MiB/s)"
-printf '%-40s %8s\n' "no cap (the container writes the pipe)" "$direct"
-printf '%-40s %8s\n' "--output-limit 2GiB (monitor splices)" "$pumped"
+    echo "runs: $runs each, interleaved; bundle: bundles/busybox (/bin/true)"
+    printf '%-6s %14s %16s\n' runtime "median wall ms" "peak RSS KiB"
+    printf '%-6s %14s %16s\n' husk "$husk_ms" "$husk_kib"
+    printf '%-6s %14s %16s\n' runc "$runc_ms" "$runc_kib"
+    awk -v hm="$husk_ms" -v rm="$runc_ms" -v hk="$husk_kib" -v rk="$runc_kib" \
+        'BEGIN { printf "ratio husk/runc: wall %.2f, peak RSS %.2f\n", hm / rm, hk / rk }'
+
+    # The monitor (DESIGN.md §3): its private memory while a container idles, with and without the output pump,
+    # the CPU it uses meanwhile, and output throughput through a pipe with and without an output cap. `sync`
+    # first: a freshly linked binary's pages count as dirty until they are written back.
+    sync
+    idle_bundle() { # NAME [HUSK_FLAGS...] -> creates, starts, prints "private_dirty_kib rss_kib cpu_ticks_over_2s"
+        name=$1
+        shift
+        "$husk" --root "$work/husk-root" create --bundle "$work/idle" "$@" "$name" >/dev/null 2>&1 </dev/null
+        "$husk" --root "$work/husk-root" start "$name"
+        monitor=$(jq -r .monitorPid "$work/husk-root/$name/state.json")
+        sleep 0.5
+        ticks() { awk '{ print $14 + $15 }' "/proc/$monitor/stat"; }
+        before=$(ticks)
+        sleep 2
+        after=$(ticks)
+        awk -v t=$((after - before)) '/^Private_Dirty:/ { pd = $2 } /^Rss:/ { rss = $2 } END { print pd, rss, t }' \
+            "/proc/$monitor/smaps_rollup"
+        "$husk" --root "$work/husk-root" delete --force "$name"
+    }
+    mkdir -p "$work/idle" "$work/flood"
+    jq '.process.args = ["/bin/sleep", "30"]' "$work/bundle/config.json" > "$work/idle/config.json"
+    set -- $(idle_bundle bench-idle)
+    plain_pd=$1 plain_rss=$2 plain_ticks=$3
+    set -- $(idle_bundle bench-idle-cap --output-limit 1GiB --timeout 1h --cpu-limit 1h)
+    pump_pd=$1 pump_rss=$2 pump_ticks=$3
+    echo
+    echo "monitor of an idle container (sleep 30): Private_Dirty / Rss KiB, CPU ticks over 2 s"
+    printf '%-40s %8s %8s %6s\n' "" "PrivDirty" "Rss" "ticks"
+    printf '%-40s %8s %8s %6s\n' "plain" "$plain_pd" "$plain_rss" "$plain_ticks"
+    printf '%-40s %8s %8s %6s\n' "--output-limit --timeout --cpu-limit" "$pump_pd" "$pump_rss" "$pump_ticks"
+
+    flood_mib=1024
+    jq --arg n $((flood_mib * 16)) '.process.args = ["/bin/dd", "if=/dev/zero", "bs=65536", "count=" + $n]' \
+        "$work/bundle/config.json" > "$work/flood/config.json"
+    throughput() { # ID [HUSK_FLAGS...] -> MiB/s of `husk run` into a pipe read by cat
+        id=$1
+        shift
+        start=$(date +%s%N)
+        "$husk" --root "$work/husk-root" run --bundle "$work/flood" "$@" "$id" 2>/dev/null | cat > /dev/null
+        end=$(date +%s%N)
+        awk -v mib=$flood_mib -v ns=$((end - start)) 'BEGIN { printf "%.0f", mib / (ns / 1e9) }'
+    }
+    direct=$(throughput bench-flood-direct)
+    pumped=$(throughput bench-flood-pumped --output-limit 2GiB)
+    echo
+    echo "output throughput, ${flood_mib} MiB from busybox dd (64 KiB writes) through a pipe to cat (MiB/s)"
+    printf '%-40s %8s\n' "no cap (the container writes the pipe)" "$direct"
+    printf '%-40s %8s\n' "--output-limit 2GiB (monitor splices)" "$pumped"
+fi
 
 # The CPU budget's precision (run.husk.cpu-limit): how far a busy loop gets past a 300 ms budget before the
 # kill lands, over up to 20 runs, on an idle machine and beside `stress-ng --cpu 4`. The budget counts from
@@ -200,5 +206,5 @@ if [ "$vm" = yes ]; then
     HUSK_BINARY=$husk "$here/vm/run-in-vm.sh" --build "$(dirname "$(dirname "$(dirname "$husk")")")" \
         --stage "$(command -v runc)" --stage "$(command -v crun)" --stage "$(command -v stress-ng)" \
         --files "$here/vm/bench" \
-        -- sh bench-guest.sh "$vm_runs"
+        -- sh bench-guest.sh "$vm_runs" "$([ "$cpu_only" = yes ] && echo cpu || echo all)"
 fi

@@ -211,8 +211,7 @@ void add_limits(const MonitorPlan& plan, pid_t init, int pidfd, std::optional<Ou
     if (output) {
         output->pipes.stdout_write.reset();  // init has its own copies: EOF comes when the container is done
         output->pipes.stderr_write.reset();
-        options.pump.emplace(std::move(output->pipes.stdout_read), std::move(output->stdout_out),
-                             std::move(output->pipes.stderr_read), std::move(output->stderr_out),
+        options.pump.emplace(std::move(output->pipes), std::move(output->stdout_out), std::move(output->stderr_out),
                              policy.output_limit.value_or(0), [plan, init, pidfd] {
                                  record_cause(plan, init, output_limit_cause(plan.policy));
                                  kill_container(plan, pidfd);
@@ -227,8 +226,8 @@ void add_limits(const MonitorPlan& plan, pid_t init, int pidfd, std::optional<Ou
     if (output) {
         output->pipes.stdout_write.reset();
         output->pipes.stderr_write.reset();
-        for (const UniqueFd* fd : {&output->pipes.stdout_read, &output->pipes.stderr_read, &output->stdout_out,
-                                   &output->stderr_out})
+        for (const UniqueFd* fd : {&output->pipes.stdout_read, &output->pipes.stderr_read, &output->pipes.watch,
+                                   &output->stdout_out, &output->stderr_out})
             keep.push_back(fd->get());
     }
     detach(std::move(keep));

@@ -97,6 +97,16 @@ bool CpuBudgetTimer::expired() {
     return false;
 }
 
+bool CpuBudgetTimer::exhausted_at_exit() {
+    if (done_ || !baseline_) return false;
+    auto now = config_->read_usage();
+    if (!now) return false;  // the cgroup is gone: nothing to go by
+    auto used = microseconds(*now > *baseline_ ? *now - *baseline_ : 0);
+    if (used < config_->limit) return false;
+    exhausted(used);
+    return true;
+}
+
 Result<void> CpuBudgetTimer::wait_for(microseconds left) {
     unsigned cpus = std::max(config_->cpus, 1u);
     // The hold is renewed at every wakeup with what is left then, so it never lets more through than the

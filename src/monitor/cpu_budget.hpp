@@ -62,6 +62,11 @@ public:
     Result<void> start();
     // The timer fired: true when the budget is used up and on_exhausted ran.
     bool expired();
+    // Init has exited: true when the budget was used up all the same (on_exhausted ran). A monitor that wakes
+    // late finds the exit and its timer in one wakeup, or the workload used up the budget and exited before
+    // the timer fired: the CPU it used past the budget still counts, as the output pump's bytes past the cap
+    // found only while draining do.
+    bool exhausted_at_exit();
 
 private:
     Result<void> arm(std::chrono::microseconds after);

@@ -55,6 +55,8 @@ Result<PumpPipes> open_pump_pipes() {
     if (::pipe2(err, O_CLOEXEC) != 0) return fail_sys(errno, "pipe2", "stderr");
     pipes.stderr_read.reset(err[0]);
     pipes.stderr_write.reset(err[1]);
+    pipes.watch.reset(::epoll_create1(EPOLL_CLOEXEC));
+    if (!pipes.watch) return fail_sys(errno, "epoll_create1", "output pipes");
     // O_NONBLOCK is a flag of the open file description: each pipe end has its own, so the container's
     // write ends stay blocking.
     for (int fd : {out[0], err[0]}) {
@@ -62,24 +64,18 @@ Result<PumpPipes> open_pump_pipes() {
         // Bigger pipes mean fewer wakeups per MiB (the default holds 64 KiB). Best effort: the limit is
         // /proc/sys/fs/pipe-max-size and the user's pipe quota; the default size works, only slower.
         (void)::fcntl(fd, F_SETPIPE_SZ, pipe_size);
+        TRY(add(pipes.watch.get(), fd, EPOLLIN));
     }
     return pipes;
 }
 
-OutputPump::OutputPump(UniqueFd stdout_read, UniqueFd stdout_out, UniqueFd stderr_read, UniqueFd stderr_out,
-                       std::uint64_t limit, std::function<void()> on_exceeded)
-    : limit_(limit), on_exceeded_(std::move(on_exceeded)) {
-    streams_[0].in = std::move(stdout_read);
+OutputPump::OutputPump(PumpPipes pipes, UniqueFd stdout_out, UniqueFd stderr_out, std::uint64_t limit,
+                       std::function<void()> on_exceeded)
+    : epoll_(std::move(pipes.watch)), limit_(limit), on_exceeded_(std::move(on_exceeded)) {
+    streams_[0].in = std::move(pipes.stdout_read);
     streams_[0].out = std::move(stdout_out);
-    streams_[1].in = std::move(stderr_read);
+    streams_[1].in = std::move(pipes.stderr_read);
     streams_[1].out = std::move(stderr_out);
-}
-
-Result<void> OutputPump::open() {
-    epoll_.reset(::epoll_create1(EPOLL_CLOEXEC));
-    if (!epoll_) return fail_sys(errno, "epoll_create1");
-    for (Stream& stream : streams_) TRY(add(epoll_.get(), stream.in.get(), EPOLLIN));
-    return {};
 }
 
 void OutputPump::on_ready() { dispatch(0); }

@@ -14,25 +14,30 @@
 
 namespace husk::monitor {
 
-// Init writes into the write ends (they become its fds 1 and 2); the monitor reads the read ends.
+// Init writes into the write ends (they become its fds 1 and 2); the monitor reads the read ends. `watch` is
+// the pump's epoll set, already watching both read ends.
 struct PumpPipes {
     UniqueFd stdout_read, stdout_write, stderr_read, stderr_write;
+    UniqueFd watch;
 };
 
 // Both pipes close-on-exec; the read ends non-blocking (the write ends stay blocking: the container's writes
-// must behave as on any pipe).
+// must behave as on any pipe). The read ends join the epoll set here, before anything can write: epoll lists
+// ready fds in the order they became ready, which is the only order across the two pipes the kernel keeps.
+// Added later (a monitor slow to start on a loaded machine), pipes that already hold data are listed in the
+// order they were added, stdout first, whatever the container wrote first.
 Result<PumpPipes> open_pump_pipes();
 
 class OutputPump {
 public:
-    // `stdout_out`/`stderr_out`: the outputs the bytes go to (dups of the stdio husk was given).
-    // `on_exceeded` runs once, when the container has written a byte past `limit`: it records the cause and
-    // kills the container. The pump then delivers nothing more and closes its pipes.
-    OutputPump(UniqueFd stdout_read, UniqueFd stdout_out, UniqueFd stderr_read, UniqueFd stderr_out,
-               std::uint64_t limit, std::function<void()> on_exceeded);
+    // `pipes`: the read ends and their epoll set (the write ends are init's). `stdout_out`/`stderr_out`: the
+    // outputs the bytes go to (dups of the stdio husk was given). `on_exceeded` runs once, when the container
+    // has written a byte past `limit`: it records the cause and kills the container. The pump then delivers
+    // nothing more and closes its pipes.
+    OutputPump(PumpPipes pipes, UniqueFd stdout_out, UniqueFd stderr_out, std::uint64_t limit,
+               std::function<void()> on_exceeded);
 
     // The pump's own epoll set (pipes, and outputs it waits on); the monitor's loop watches this one fd.
-    Result<void> open();
     int fd() const { return epoll_.get(); }
     // Moves what is ready now, without blocking on the pipes.
     void on_ready();

@@ -177,7 +177,6 @@ Result<ExitStatus> wait_for_exit(int pidfd, WaitOptions& options) {
     }
     std::optional<IgnoredSigpipe> sigpipe;
     if (options.pump) {
-        TRY(options.pump->open());
         TRY(watch(options.pump->fd()));
         sigpipe.emplace();
     }
@@ -238,6 +237,8 @@ Result<ExitStatus> wait_for_exit(int pidfd, WaitOptions& options) {
             if (auto message = process::receive_message(sync); message && message->type == process::SyncType::exec_failed)
                 exec_error = message->error.message();
         }
+        // Before the exit status: a cause recorded now is in the record before record_exit reads it.
+        if (options.cpu_budget && cpu.exhausted_at_exit()) enforced.cpu_exhausted = true;
         ExitStatus status = read_exit(pidfd, options);
         status.exec_error = exec_error;
         if (options.pump) {

@@ -2,7 +2,10 @@
 // cgroup v2 core file, so this works on the hybrid host without any v2 controller.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <thread>
 
@@ -85,4 +88,54 @@ TEST_CASE("a CPU budget without a cgroup is refused and leaves nothing behind", 
     CHECK_THAT(out.err, Contains("annotations[\"run.husk.cpu-limit\"]: needs the container's cgroup (cpu.stat), and "
                                  "--cgroup-manager is disabled"));
     check_nothing_left(sb);
+}
+
+// The race of issue 11 for the CPU budget: the workload uses up its budget and exits 0 before the monitor acts
+// on it, so there is nobody left to kill. Made deterministic: the monitor (its budget timer armed from exec)
+// is stopped while the workload runs, so it finds the exit and its expired timer in one wakeup.
+TEST_CASE("a workload that exits 0 after using up its CPU budget makes husk run exit 123, the record keeps code 0",
+          "[integration][monitor][cpu-limit]") {
+    Sandbox sb;
+    // Blocked in open(2) on a FIFO until the test writes it: no CPU used before the monitor is stopped.
+    Bundle b = with_args(sb, {"/bin/sh", "-c", "read go < /go; exec /probe burn 300"});
+    REQUIRE(::mkfifo((b.rootfs() + "/go").c_str(), 0600) == 0);
+    b.write();
+    std::string id = sb.id("burnt");
+    std::string pid_file = sb.dir() + "/burnt.pid";
+    Process run =
+        sb.spawn_husk({"run", "--keep", "--bundle", b.dir, "--pid-file", pid_file, "--cpu-limit", "100ms", id});
+    pid_t monitor = 0;
+    for (auto deadline = std::chrono::steady_clock::now() + Ms(20000);
+         !(monitor > 0 && monitor_timer_armed(monitor)) && std::chrono::steady_clock::now() < deadline;
+         std::this_thread::sleep_for(Ms(10))) {
+        try {
+            monitor = static_cast<pid_t>(state_record(sb, id)["monitorPid"].num());
+        } catch (const std::exception&) {  // not written yet: husk run is still creating
+        }
+    }
+    REQUIRE(monitor > 0);
+    REQUIRE(monitor_timer_armed(monitor));
+    {
+        StoppedMonitor stopped(monitor);
+        int go = ::open((b.rootfs() + "/go").c_str(), O_RDWR | O_CLOEXEC);  // O_RDWR: never waits for the reader
+        REQUIRE(go >= 0);
+        CHECK(::write(go, "go\n", 3) == 3);
+        wait_until_init_exited(pid_file);  // 300 ms of CPU, three times the budget, and exit 0
+        ::close(go);
+    }
+    Output out = run.wait();
+    INFO(out.describe());
+    Json st = wait_for_exit(sb, id);
+    INFO("state: " << st.dump());
+    const Json& exit = st["husk"]["exit"];
+    CHECK(exit["reason"].str() == "cpu-limit");
+    CHECK(exit["code"].num() == 0);  // what the kernel reported, not a made-up code
+    CHECK(exit["signal"].num() == 0);
+    CHECK((exit.contains("exitedAfterLimit") && exit["exitedAfterLimit"].boolean()));
+    CHECK_THAT(exit["detail"].str(), StartsWith("CPU budget 100ms used up (cpu.stat usage_usec +"));
+    CHECK_THAT(exit["detail"].str(), Contains("; the workload exited on its own with code 0 after the limit fired"));
+    // Never 0 when a limit fired: the status for "cpu-limit, the workload exited on its own".
+    CHECK(out.exit_code == 123);
+    CHECK(st["husk"]["usage"]["cpuUsec"].num() >= 300000);
+    delete_and_check(sb, id);
 }

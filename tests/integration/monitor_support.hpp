@@ -28,5 +28,26 @@ void add_capability(Json& config, const std::string& cap);
 void share_host_pid_namespace(Json& config);
 // Reaps `pid` when it was reparented to us (the test may run under a subreaper, or be one).
 void reap_if_ours(pid_t pid);
+// Waits until the init named in `pid_file` has exited (gone, or a zombie nobody reaped yet: its monitor may be
+// stopped); REQUIREs it within 20 s.
+void wait_until_init_exited(const std::string& pid_file);
+// True when `monitor` has an armed timerfd (/proc/PID/fdinfo it_value not zero): with only a CPU budget set,
+// the budget's timer, armed from exec on (re-armed at each wakeup).
+bool monitor_timer_armed(pid_t monitor);
+
+// The test's own monitor, stopped with SIGSTOP (REQUIREd to be in state T before the constructor returns) so
+// that only the kernel can act on the container meanwhile; SIGCONT by resume() or at the latest at scope end.
+class StoppedMonitor {
+public:
+    explicit StoppedMonitor(pid_t pid);
+    ~StoppedMonitor() { resume(); }
+    StoppedMonitor(const StoppedMonitor&) = delete;
+    StoppedMonitor& operator=(const StoppedMonitor&) = delete;
+    void resume();
+
+private:
+    pid_t pid_;
+    bool stopped_ = false;
+};
 
 }  // namespace husk::test

@@ -2,7 +2,12 @@
 // burst and idle land in cpu.weight, cpu.max.burst and cpu.idle, and cpus/mems bound the workload (cpuset).
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
 
 #include "vm_support.hpp"
 
@@ -63,6 +68,72 @@ TEST_CASE("a CPU budget under a cpu.max quota is counted in CPU time, not wall t
     CHECK(used < 600000);
     // The monitor held the cgroup to what was left (never looser than this quota) and put the quota back.
     CHECK(read_value(cgroup + "/cpu.max") == "50000 100000");
+    require_ok(sb.husk({"delete", id}));
+    check_nothing_left(sb);
+}
+
+// The hold (src/cgroup/cpu_hold.cpp) on its own: with the monitor stopped, nothing but cpu.max can stop busy
+// workers at the budget. An earlier version of this test was intermittent: its workload polled for the go
+// (a fork and exec of busybox every 50 ms, at TCG speed), spending the budget the test meant to leave whole
+// while the monitor still ran; the test did not wait for its SIGSTOP to take effect (kill(2) returns first);
+// and its bound allowed 8 ms past the held quota, less than what a TCG vCPU that the loaded host descheduled
+// is charged in one lump. Here the workload waits in open(2) on a FIFO (no CPU), the test waits for the
+// monitor to be stopped (state T) and reads the hold it left, and the bound allows for lumps: without the
+// hold nothing is throttled at all.
+TEST_CASE("with the cpu controller the kernel holds busy workers at the CPU budget while the monitor cannot run",
+          "[.vm][cpu][cpu-limit][cpu-hold]") {
+    require_vm();
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    // Three busy workers on the guest's two CPUs: without the hold they use 2 s of CPU a second.
+    b.config["process"]["args"] =
+        Json::strings({"/bin/sh", "-c", "read go < /go; for w in 1 2 3; do (while :; do :; done) & done; wait"});
+    REQUIRE(::mkfifo((b.rootfs() + "/go").c_str(), 0600) == 0);
+    std::string id = sb.id("hold");
+    // The hold limits each 1 s period to what is left: the workers must be able to use that within a period
+    // beside stress-ng (3 of 7 busy tasks on 2 CPUs: about 0.85 s; with a 1 s budget they were never
+    // throttled). Not much less either: usage_usec is charged in lumps under TCG (see below), and a lump as
+    // large as the budget before the test stops the monitor would let it kill the waiting workload.
+    create_and_start(sb, b, id, {"--cpu-limit", "300ms"});
+    std::string cgroup = cgroup_dir(sb, id);
+    pid_t monitor = static_cast<pid_t>(state_record(sb, id)["monitorPid"].num());
+    // From exec on (its timer armed) the monitor holds the cgroup to what is left + 1 ms per CPU over a 1 s
+    // period, renewed at each wakeup (the idle workload leaves all of it).
+    REQUIRE(wait_until([&] { return monitor_timer_armed(monitor); }));
+    StoppedMonitor stopped(monitor);
+    long long quota = 0, period = 0;
+    std::string held = read_value(cgroup + "/cpu.max");
+    INFO("cpu.max held by the stopped monitor: " << held);
+    CHECK(std::sscanf(held.c_str(), "%lld %lld", &quota, &period) == 2);
+    CHECK(period == 1000000);
+    CHECK(quota <= 300000 + 2 * 1000);
+    long long usage_before = keyed_value(cgroup + "/cpu.stat", "usage_usec");
+    long long periods_before = keyed_value(cgroup + "/cpu.stat", "nr_periods");
+    long long throttled_before = keyed_value(cgroup + "/cpu.stat", "nr_throttled");
+    int go = ::open((b.rootfs() + "/go").c_str(), O_RDWR | O_CLOEXEC);  // O_RDWR: never waits for the reader
+    REQUIRE(go >= 0);
+    CHECK(::write(go, "go\n", 3) == 3);
+    // Only the kernel can stop the workers now: they are throttled once they have used the held quota.
+    bool throttled =
+        wait_until([&] { return keyed_value(cgroup + "/cpu.stat", "nr_throttled") > throttled_before; });
+    std::string stat = read_file(cgroup + "/cpu.stat");
+    ::close(go);
+    INFO("cpu.stat when throttled:\n" << stat);
+    REQUIRE(throttled);
+    write_file(sb.dir() + "/cpu.stat", stat);
+    long long used = keyed_value(sb.dir() + "/cpu.stat", "usage_usec") - usage_before;
+    long long periods = keyed_value(sb.dir() + "/cpu.stat", "nr_periods") - periods_before;
+    // The held quota per period begun since, plus what the kernel charges past it before it throttles: a tick
+    // per CPU on a real machine, but a TCG vCPU that the loaded host descheduled is charged the whole gap at
+    // once. 100 ms covers those lumps; without the hold nothing throttles at all.
+    CHECK(used <= (periods + 1) * quota + 100000);
+    // Resumed, the monitor finds the budget used up, kills, and puts cpu.max back.
+    stopped.resume();
+    Json st = wait_for_exit(sb, id);
+    INFO("state: " << st.dump());
+    CHECK(st["husk"]["exit"]["reason"].str() == "cpu-limit");
+    CHECK(st["husk"]["exit"]["signal"].num() == 9);
+    CHECK(read_value(cgroup + "/cpu.max") == "max 100000");
     require_ok(sb.husk({"delete", id}));
     check_nothing_left(sb);
 }

@@ -2,7 +2,7 @@
 // describing what it sees, so integration tests can assert from inside the container.
 // Usage: probe report | exit N | sleep SECONDS | signal-self SIG | write PATH | open PATH | read PATH |
 //        mknod PATH c|b MAJ MIN | stat PATH | ignore-term sleep SECONDS | spam BYTES | fork COUNT | now |
-//        exe-of-parent
+//        exe-of-parent | burn MS
 // Errors are JSON too: {"error":"...","errno":E}, exit status 1.
 #include <dirent.h>
 #include <fcntl.h>
@@ -346,9 +346,18 @@ int main(int argc, char** argv) {
             if (n <= 0) fail("write stdout", errno);
             left -= n;
         }
+    } else if (verb == "burn" && arg) {
+        // Busy until this process has used MS of CPU time, then exit 0: a known amount of CPU however loaded
+        // the machine is (a loop count would take a different CPU time on each machine).
+        long long want = atoll(arg) * 1000000LL;
+        for (;;) {
+            timespec ts{};
+            clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+            if (static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec >= want) break;
+        }
     } else {
         fail("usage: probe report|exit N|sleep S|signal-self SIG|write P|open P|read P|mknod P c|b MAJ MIN|"
-             "stat P|ignore-term sleep S|spam BYTES|fork COUNT|exe-of-parent", EINVAL);
+             "stat P|ignore-term sleep S|spam BYTES|fork COUNT|exe-of-parent|burn MS", EINVAL);
     }
     return 0;
 }
