@@ -89,7 +89,7 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     launch.bundle = TRY(load_bundle(options));
     const spec::Spec& spec = launch.bundle.spec;
     spec::HuskAnnotations husk = TRY(spec::parse_husk_annotations(spec.annotations));
-    launch.policy = stop_policy(husk);
+    launch.policy = monitor::stop_policy(husk);
     if (spec.process->terminal && options.console_socket.empty())
         return fail_msg("process.terminal is true: --console-socket is required to receive the pty master");
     auto cgroup_plan = TRY(cgroup::prepare_cgroup(spec, options.id, manager_of(runtime.cgroup_manager)));
@@ -129,7 +129,7 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     launch.exec_fifo = TRY(open_fd_at(launch.dir->fd(), state::StateDir::exec_fifo, O_RDWR));
     if (!cgroup_plan.disabled()) launch.cgroup.emplace(TRY(cgroup::create_cgroup(cgroup_plan)));
     if (launch.policy.cpu_limit) TRY(check_cpu_budget(launch.cgroup ? &*launch.cgroup : nullptr));
-    launch.output = TRY(open_output_plumbing(launch.policy));
+    launch.output = TRY(monitor::open_output_plumbing(launch.policy));
     return owned;
 }
 
@@ -174,10 +174,10 @@ process::SpawnOptions spawn_options(Launch& launch, process::Parent parent) {
     return options;
 }
 
-MonitorPlan monitor_plan(const Launch& launch) {
+monitor::MonitorPlan monitor_plan(const Launch& launch) {
     const state::Record& r = launch.record;
-    return MonitorPlan{launch.dir->path(), launch.policy, r.cgroup_mount, r.cgroup_path,
-                       read_oom_kills(r.cgroup_mount, r.cgroup_path), read_pids_max_hits(r.cgroup_mount, r.cgroup_path)};
+    return monitor::MonitorPlan{launch.dir->path(), launch.policy, r.cgroup_mount, r.cgroup_path,
+                       monitor::read_oom_kills(r.cgroup_mount, r.cgroup_path), monitor::read_pids_max_hits(r.cgroup_mount, r.cgroup_path)};
 }
 
 Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std::string& pid_file,

@@ -5,7 +5,7 @@
 
 #include "base/json_writer.hpp"
 #include "cgroup/cgroup.hpp"
-#include "container/verdict.hpp"
+#include "monitor/verdict.hpp"
 #include "state/process_identity.hpp"
 
 namespace husk::container {
@@ -60,7 +60,7 @@ void write_exit_members(JsonWriter& w, const state::Record& record) {
         w.key("reason").string(record.exit->reason);
         w.key("detail").string(record.exit->detail);
         // Said plainly, for whoever reads the code 0 next to a limit's reason (husk run exits 122-124 then).
-        if (exited_after_limit(*record.exit)) w.key("exitedAfterLimit").boolean(true);
+        if (monitor::exited_after_limit(*record.exit)) w.key("exitedAfterLimit").boolean(true);
     } else if (record.creator_pid != 0) {
         // Observed: the create process is gone and never committed. Nothing ran the workload.
         w.key("reason").string("setup-failed");

@@ -14,7 +14,7 @@
 #include "spec/annotations.hpp"
 #include "state/record.hpp"
 
-namespace husk::container {
+namespace husk::monitor {
 
 // run.husk.timeout, run.husk.kill-grace, run.husk.stop-signal, run.husk.output-limit, run.husk.cpu-limit
 // with their defaults (DESIGN.md §4).
@@ -66,7 +66,7 @@ int run_exit_status(const state::ExitRecord& exit);
 
 // The final `husk.exit`: exit facts + reason + detail. A cause recorded earlier (timeout) is kept; `oom` needs
 // both facts: init died of SIGKILL and the kernel's OOM killer killed in the container's cgroup.
-state::ExitRecord decide_exit(const monitor::ExitStatus& status, const state::Record& record,
+state::ExitRecord decide_exit(const ExitStatus& status, const state::Record& record,
                               const StopPolicy& policy, const CgroupFacts& facts = {});
 
-}  // namespace husk::container
+}  // namespace husk::monitor

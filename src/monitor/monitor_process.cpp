@@ -1,4 +1,4 @@
-#include "container/monitor_process.hpp"
+#include "monitor/monitor_process.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -17,7 +17,7 @@
 #include "cgroup/hierarchy.hpp"
 #include "cgroup/stats.hpp"
 
-namespace husk::container {
+namespace husk::monitor {
 namespace {
 
 // The monitor keeps only what it watches: stdio goes to /dev/null (the container's pipes must reach EOF when
@@ -119,7 +119,7 @@ std::optional<std::uint64_t> read_pids_max_hits(const std::string& cgroup_mount,
     return keyed_counter(dir->get(), "pids.events", "max", cgroup_mount + cgroup_path);
 }
 
-std::optional<state::ExitRecord> record_exit(const MonitorPlan& plan, pid_t init, const monitor::ExitStatus& status) {
+std::optional<state::ExitRecord> record_exit(const MonitorPlan& plan, pid_t init, const ExitStatus& status) {
     CgroupFacts facts;
     state::Usage usage;
     std::vector<state::Factor> factors;
@@ -168,7 +168,7 @@ std::optional<std::uint64_t> read_cpu_usage(const MonitorPlan& plan) {
 
 Result<std::optional<OutputPlumbing>> open_output_plumbing(const StopPolicy& policy) {
     if (!policy.output_limit) return std::optional<OutputPlumbing>{};
-    OutputPlumbing plumbing{TRY(monitor::open_pump_pipes()), {}, {}};
+    OutputPlumbing plumbing{TRY(open_pump_pipes()), {}, {}};
     // Our own descriptions of the stdio we were given: the monitor's fds 0-2 go to /dev/null when it detaches.
     plumbing.stdout_out.reset(::fcntl(1, F_DUPFD_CLOEXEC, 3));
     if (!plumbing.stdout_out) return fail_sys(errno, "run.husk.output-limit: duplicate stdout");
@@ -178,10 +178,10 @@ Result<std::optional<OutputPlumbing>> open_output_plumbing(const StopPolicy& pol
 }
 
 void add_limits(const MonitorPlan& plan, pid_t init, int pidfd, std::optional<OutputPlumbing> output,
-                monitor::WaitOptions& options) {
+                WaitOptions& options) {
     const StopPolicy& policy = plan.policy;
     if (policy.timeout) {
-        monitor::WallTime w;
+        WallTime w;
         w.limit = *policy.timeout;
         w.grace = policy.grace;
         w.stop_signal = policy.stop_signal;
@@ -190,7 +190,7 @@ void add_limits(const MonitorPlan& plan, pid_t init, int pidfd, std::optional<Ou
         options.wall_time = std::move(w);
     }
     if (policy.cpu_limit) {
-        monitor::CpuBudget budget;
+        CpuBudget budget;
         budget.limit = *policy.cpu_limit;
         // Online CPUs bound the container's parallelism from above: the timer may fire early, never late.
         budget.cpus = static_cast<unsigned>(std::max(::sysconf(_SC_NPROCESSORS_ONLN), 1L));
@@ -219,7 +219,7 @@ void add_limits(const MonitorPlan& plan, pid_t init, int pidfd, std::optional<Ou
     }
 }
 
-[[noreturn]] void run_monitor(const MonitorPlan& plan, process::Spawned init, monitor::Role role, int report,
+[[noreturn]] void run_monitor(const MonitorPlan& plan, process::Spawned init, Role role, int report,
                               std::optional<OutputPlumbing> output) {
     ::close(report);
     std::vector<int> keep = {init.pidfd.get(), init.sync.get()};
@@ -231,14 +231,14 @@ void add_limits(const MonitorPlan& plan, pid_t init, int pidfd, std::optional<Ou
             keep.push_back(fd->get());
     }
     detach(std::move(keep));
-    monitor::WaitOptions options;
+    WaitOptions options;
     options.role = role;
     options.sync = init.sync.get();
     options.pid = init.pid;
     add_limits(plan, init.pid, init.pidfd.get(), std::move(output), options);
     if (auto stat = read_proc_stat(init.pid)) options.start_time = stat->start_time;
-    auto status = monitor::wait_for_exit(init.pidfd.get(), options);
-    record_exit(plan, init.pid, status ? *status : monitor::ExitStatus{});
+    auto status = wait_for_exit(init.pidfd.get(), options);
+    record_exit(plan, init.pid, status ? *status : ExitStatus{});
     ::_exit(0);
 }
 
@@ -249,4 +249,4 @@ void kill_init(pid_t pid) {
     ::close(fd);
 }
 
-}  // namespace husk::container
+}  // namespace husk::monitor

@@ -1,10 +1,10 @@
-#include "container/verdict.hpp"
+#include "monitor/verdict.hpp"
 
 #include <cstring>
 
 #include "base/time.hpp"
 
-namespace husk::container {
+namespace husk::monitor {
 namespace {
 
 std::string timeout_reached(const StopPolicy& policy) {
@@ -12,7 +12,7 @@ std::string timeout_reached(const StopPolicy& policy) {
 }
 
 // What actually happened after the deadline, from the monitor's own record of its actions.
-std::string timeout_outcome(const StopPolicy& policy, const monitor::Enforced& enforced) {
+std::string timeout_outcome(const StopPolicy& policy, const Enforced& enforced) {
     std::string text = timeout_reached(policy);
     std::string grace = format_duration(policy.grace);
     if (enforced.stop_signal_sent && enforced.killed)
@@ -24,7 +24,7 @@ std::string timeout_outcome(const StopPolicy& policy, const monitor::Enforced& e
     return text + "; init ended before husk signalled it";
 }
 
-bool requested(const state::Record& record, const monitor::Enforced& enforced, int signal) {
+bool requested(const state::Record& record, const Enforced& enforced, int signal) {
     for (int s : record.kill_requests)
         if (s == signal) return true;
     return signal >= 1 && signal <= 64 && (enforced.forwarded & (std::uint64_t{1} << (signal - 1))) != 0;
@@ -135,13 +135,13 @@ int run_exit_status(const state::ExitRecord& exit) {
     return exit.code;
 }
 
-state::ExitRecord decide_exit(const monitor::ExitStatus& status, const state::Record& record,
+state::ExitRecord decide_exit(const ExitStatus& status, const state::Record& record,
                               const StopPolicy& policy, const CgroupFacts& facts) {
     state::ExitRecord exit;
     exit.finished = now_rfc3339_nano();
     exit.code = status.code;
     exit.signal = status.signal;
-    const monitor::Enforced& enforced = status.enforced;
+    const Enforced& enforced = status.enforced;
     if (!status.exec_error.empty()) {
         exit.reason = "setup-failed";
         exit.detail = status.exec_error;
@@ -200,4 +200,4 @@ state::ExitRecord decide_exit(const monitor::ExitStatus& status, const state::Re
     return exit;
 }
 
-}  // namespace husk::container
+}  // namespace husk::monitor

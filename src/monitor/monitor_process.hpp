@@ -5,12 +5,12 @@
 #include <optional>
 #include <string>
 
-#include "container/verdict.hpp"
+#include "monitor/verdict.hpp"
 #include "monitor/wait.hpp"
 #include "process/spawn.hpp"
 #include "state/state_dir.hpp"
 
-namespace husk::container {
+namespace husk::monitor {
 
 // What the monitor enforces and where it records it: the same for the detached monitor and `husk run`.
 struct MonitorPlan {
@@ -28,7 +28,7 @@ struct MonitorPlan {
 // The output pump's ends (run.husk.output-limit), opened before init is cloned: init gets the pipes' write
 // ends as stdout/stderr, the monitor keeps the read ends and the stdio husk was given.
 struct OutputPlumbing {
-    monitor::PumpPipes pipes;
+    PumpPipes pipes;
     UniqueFd stdout_out, stderr_out;
 };
 
@@ -41,21 +41,21 @@ std::optional<std::uint64_t> read_oom_kills(const std::string& cgroup_mount, con
 std::optional<std::uint64_t> read_pids_max_hits(const std::string& cgroup_mount, const std::string& cgroup_path);
 
 // Never returns. `report` is the socket to husk create, closed once the monitor is detached.
-[[noreturn]] void run_monitor(const MonitorPlan& plan, process::Spawned init, monitor::Role role, int report,
+[[noreturn]] void run_monitor(const MonitorPlan& plan, process::Spawned init, Role role, int report,
                               std::optional<OutputPlumbing> output);
 
 // What the monitor enforces while it waits, added to `options`: the wall-time limit, the CPU budget, the output
 // cap (the pump takes the plumbing's read ends; the write ends, init's now, are closed here). Each records
 // its cause in the state dir before acting (DESIGN.md §2); the kill is cgroup.kill, or SIGKILL to init.
 void add_limits(const MonitorPlan& plan, pid_t init, int pidfd, std::optional<OutputPlumbing> output,
-                monitor::WaitOptions& options);
+                WaitOptions& options);
 
 // Writes the verdict (decide_exit) into the record under the lock, in one atomic write. A no-op when the
 // container was deleted meanwhile, or when the record now belongs to another container of the same id (its
 // init is not `init`). Returns the verdict it decided, nothing when there was no record to decide on.
-std::optional<state::ExitRecord> record_exit(const MonitorPlan& plan, pid_t init, const monitor::ExitStatus& status);
+std::optional<state::ExitRecord> record_exit(const MonitorPlan& plan, pid_t init, const ExitStatus& status);
 
 // SIGKILL to init by pid, for rollback after init exists but create failed later.
 void kill_init(pid_t pid);
 
-}  // namespace husk::container
+}  // namespace husk::monitor
