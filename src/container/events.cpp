@@ -16,6 +16,7 @@
 #include "cgroup/stats.hpp"
 #include "container/observe.hpp"
 #include "husk/container.hpp"
+#include "monitor/stop_reasons.hpp"
 #include "state/process_identity.hpp"
 
 namespace husk {
@@ -233,7 +234,10 @@ private:
         if (!told_cause_ && record.cause) {
             told_cause_ = true;
             const state::StopCause& cause = *record.cause;
-            emit_(event_json(cause.reason, record.id, [&cause](JsonWriter& w) { w.key("detail").string(cause.detail); }));
+            // The limit's event name from the table; a reason this husk does not know is told under its own name.
+            const monitor::StopReason* reason = monitor::find_stop_reason(cause.reason);
+            std::string_view type = reason && !reason->event.empty() ? reason->event : std::string_view(cause.reason);
+            emit_(event_json(type, record.id, [&cause](JsonWriter& w) { w.key("detail").string(cause.detail); }));
         }
         if (&record != &last_) last_ = record;
     }

@@ -37,6 +37,26 @@ std::string sender(const state::Record& record, int signal) {
     return "husk run (forwarded)";
 }
 
+// The first limit the monitor enforced, in the table's order (the wall-time limit is decided before this).
+const StopReason* first_enforced(const Enforced& enforced) {
+    for (const StopReason& entry : stop_reasons())
+        if (entry.limit_status != 0 && enforced.fired(entry.reason)) return &entry;
+    return nullptr;
+}
+
+// A limit's verdict when its cause never reached the record: what the monitor knows without it.
+std::string unrecorded_detail(Reason limit, const StopPolicy& policy) {
+    switch (limit) {
+        case Reason::cpu_limit:
+            return "CPU budget " +
+                   format_duration(std::chrono::duration_cast<std::chrono::milliseconds>(
+                       policy.cpu_limit.value_or(std::chrono::microseconds(0)))) +
+                   " used up; killing the container";
+        case Reason::output_limit: return output_limit_cause(policy).detail;
+        default: return std::string(stop_reason(limit).doc);
+    }
+}
+
 }  // namespace
 
 StopPolicy stop_policy(const spec::HuskAnnotations& annotations) {
@@ -80,7 +100,7 @@ bool is_stop_request(int signal) {
 
 state::StopCause timeout_cause(const StopPolicy& policy) {
     state::StopCause cause;
-    cause.reason = "timeout";
+    cause.reason = reason_name(Reason::timeout);
     cause.detail = timeout_reached(policy) + (policy.grace.count() == 0
                                                   ? "; killing at once (kill-grace 0)"
                                                   : "; sending " + signal_label(policy.stop_signal) +
@@ -99,7 +119,7 @@ std::string format_bytes(std::uint64_t bytes) {
 
 state::StopCause output_limit_cause(const StopPolicy& policy) {
     state::StopCause cause;
-    cause.reason = "output-limit";
+    cause.reason = reason_name(Reason::output_limit);
     cause.detail = "stdout+stderr went past the output limit " + format_bytes(policy.output_limit.value_or(0)) +
                    "; delivered up to the limit, killing the container";
     cause.at = now_rfc3339_nano();
@@ -111,7 +131,7 @@ state::StopCause cpu_limit_cause(const StopPolicy& policy, std::chrono::microsec
         return format_duration(std::chrono::duration_cast<std::chrono::milliseconds>(us));
     };
     state::StopCause cause;
-    cause.reason = "cpu-limit";
+    cause.reason = reason_name(Reason::cpu_limit);
     cause.detail = "CPU budget " + ms(policy.cpu_limit.value_or(std::chrono::microseconds(0))) + " used up (cpu.stat usage_usec +" +
                    std::to_string(used.count()) + " since start); killing the container";
     cause.at = now_rfc3339_nano();
@@ -119,10 +139,9 @@ state::StopCause cpu_limit_cause(const StopPolicy& policy, std::chrono::microsec
 }
 
 std::optional<int> limit_exit_status(std::string_view reason) {
-    if (reason == "timeout") return 124;
-    if (reason == "cpu-limit") return 123;
-    if (reason == "output-limit") return 122;
-    return std::nullopt;
+    const StopReason* entry = find_stop_reason(reason);
+    if (!entry || entry->limit_status == 0) return std::nullopt;
+    return entry->limit_status;
 }
 
 bool exited_after_limit(const state::ExitRecord& exit) {
@@ -143,30 +162,26 @@ state::ExitRecord decide_exit(const ExitStatus& status, const state::Record& rec
     exit.signal = status.signal;
     const Enforced& enforced = status.enforced;
     if (!status.exec_error.empty()) {
-        exit.reason = "setup-failed";
+        exit.reason = reason_name(Reason::setup_failed);
         exit.detail = status.exec_error;
-    } else if (record.cause && record.cause->reason != "timeout") {
+    } else if (record.cause && record.cause->reason != reason_name(Reason::timeout)) {
         // The first limit recorded stays the reason, also when the wall-time limit fired while it was dying.
         exit.reason = record.cause->reason;
         exit.detail = record.cause->detail;
-    } else if (enforced.timed_out || record.cause) {
-        exit.reason = "timeout";
-        exit.detail = enforced.timed_out ? timeout_outcome(policy, enforced) : record.cause->detail;
+    } else if (enforced.fired(Reason::timeout) || record.cause) {
+        exit.reason = reason_name(Reason::timeout);
+        exit.detail = enforced.fired(Reason::timeout) ? timeout_outcome(policy, enforced) : record.cause->detail;
         if (!status.known) exit.detail += "; the kernel did not report init's exit status (no PIDFD_INFO_EXIT)";
-    } else if (enforced.cpu_exhausted || enforced.output_exceeded) {
+    } else if (const StopReason* limit = first_enforced(enforced)) {
         // The monitor enforced a limit but its cause is not in the record (the write failed, or the record was
         // deleted under `husk run`): the facts are the monitor's own.
-        exit.reason = enforced.cpu_exhausted ? "cpu-limit" : "output-limit";
-        exit.detail = enforced.cpu_exhausted
-                          ? "CPU budget " + format_duration(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                policy.cpu_limit.value_or(std::chrono::microseconds(0)))) +
-                                " used up; killing the container"
-                          : output_limit_cause(policy).detail;
+        exit.reason = limit->name;
+        exit.detail = unrecorded_detail(limit->reason, policy);
     } else if (!status.known) {
-        exit.reason = "unknown";
+        exit.reason = reason_name(Reason::unknown);
         exit.detail = "init was not our child and the kernel did not report its exit status (PIDFD_INFO_EXIT)";
     } else if (status.signal == SIGKILL && facts.oom_kills > 0) {
-        exit.reason = "oom";
+        exit.reason = reason_name(Reason::oom);
         std::string kills = "oom_kill +" + std::to_string(facts.oom_kills);
         // With memory.max at "max" the pressure came from an ancestor's limit or the whole machine.
         if (!facts.memory_max.empty() && facts.memory_max != "max")
@@ -176,20 +191,20 @@ state::ExitRecord decide_exit(const ExitStatus& status, const state::Record& rec
                           (facts.memory_max.empty() ? std::string("unknown") : facts.memory_max) + ")";
     } else if (status.signal != 0) {
         if (requested(record, enforced, status.signal)) {
-            exit.reason = "killed";
+            exit.reason = reason_name(Reason::killed);
             exit.detail = "killed by " + signal_label(status.signal) + " sent by " + sender(record, status.signal);
         } else {
-            exit.reason = "signaled";
+            exit.reason = reason_name(Reason::signaled);
             exit.detail = "terminated by " + signal_label(status.signal) + " (signal " +
                           std::to_string(status.signal) + "), which husk did not send";
         }
     } else {
-        exit.reason = "exited";
+        exit.reason = reason_name(Reason::exited);
         exit.detail = "exit code " + std::to_string(status.code);
         // A workload that handles SIGTERM and exits stopped because it was asked to.
         for (int signal = 1; signal <= 64; ++signal) {
             if (!is_stop_request(signal) || !requested(record, enforced, signal)) continue;
-            exit.reason = "killed";
+            exit.reason = reason_name(Reason::killed);
             exit.detail = "exited with code " + std::to_string(status.code) + " after " + sender(record, signal) +
                           " sent " + signal_label(signal);
             break;

@@ -90,7 +90,7 @@ public:
         std::uint64_t ticks = 0;
         if (::read(fd_.get(), &ticks, sizeof ticks) != sizeof ticks) return;  // spurious: not expired yet
         if (phase_ == Phase::counting) {
-            enforced.timed_out = true;
+            enforced.fire(Reason::timeout);
             if (config_->record_cause) config_->record_cause();
             if (config_->grace.count() > 0) {
                 if (sys::pidfd_send_signal(pidfd_, config_->stop_signal) == 0) enforced.stop_signal_sent = true;
@@ -223,9 +223,9 @@ Result<ExitStatus> wait_for_exit(int pidfd, WaitOptions& options) {
                 }
             } else if (options.pump && fd == options.pump->fd()) {
                 options.pump->on_ready();
-                enforced.output_exceeded = options.pump->exceeded();
+                if (options.pump->exceeded()) enforced.fire(Reason::output_limit);
             } else if (options.cpu_budget && fd == cpu.fd() && !exited) {
-                if (cpu.expired()) enforced.cpu_exhausted = true;
+                if (cpu.expired()) enforced.fire(Reason::cpu_limit);
             } else if (options.wall_time && fd == timer.fd() && !exited) {
                 // Init exiting in the same wakeup beat the deadline: it is not a timeout.
                 timer.expired(enforced);
@@ -238,7 +238,7 @@ Result<ExitStatus> wait_for_exit(int pidfd, WaitOptions& options) {
                 exec_error = message->error.message();
         }
         // Before the exit status: a cause recorded now is in the record before record_exit reads it.
-        if (options.cpu_budget && cpu.exhausted_at_exit()) enforced.cpu_exhausted = true;
+        if (options.cpu_budget && cpu.exhausted_at_exit()) enforced.fire(Reason::cpu_limit);
         ExitStatus status = read_exit(pidfd, options);
         status.exec_error = exec_error;
         if (options.pump) {
@@ -248,7 +248,7 @@ Result<ExitStatus> wait_for_exit(int pidfd, WaitOptions& options) {
             options.pump->drain(std::chrono::seconds(1));
             status.stdout_bytes = options.pump->stdout_bytes();
             status.stderr_bytes = options.pump->stderr_bytes();
-            enforced.output_exceeded = options.pump->exceeded();
+            if (options.pump->exceeded()) enforced.fire(Reason::output_limit);
         }
         status.enforced = enforced;
         return status;

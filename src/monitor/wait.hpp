@@ -13,17 +13,19 @@
 #include "husk/error.hpp"
 #include "monitor/cpu_budget.hpp"
 #include "monitor/output_pump.hpp"
+#include "monitor/stop_reasons.hpp"
 
 namespace husk::monitor {
 
-// What the monitor itself did to the container while waiting: the facts behind `timeout` and `killed`.
+// What the monitor itself did to the container while waiting: the facts behind a limit's reason and `killed`.
 struct Enforced {
-    bool timed_out = false;         // the wall-time deadline passed (the cause was recorded first)
-    bool stop_signal_sent = false;  // ... and the stop signal went to init
-    bool killed = false;            // ... and the whole container was killed (grace over, or grace 0)
-    bool cpu_exhausted = false;     // the CPU budget ran out (the cause was recorded, the container killed)
-    bool output_exceeded = false;   // a byte past the output cap arrived, also while draining after the exit
+    std::uint32_t limits = 0;       // bit per Reason: the limits that fired (each recorded its cause first)
+    bool stop_signal_sent = false;  // the wall-time limit sent the stop signal to init
+    bool killed = false;            // ... and killed the whole container (grace over, or grace 0)
     std::uint64_t forwarded = 0;    // bit (n - 1): signal n was forwarded to init (`husk run` in the foreground)
+
+    void fire(Reason limit) { limits |= std::uint32_t{1} << static_cast<unsigned>(limit); }
+    bool fired(Reason limit) const { return (limits >> static_cast<unsigned>(limit)) & 1u; }
 };
 
 struct ExitStatus {
