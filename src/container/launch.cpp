@@ -13,7 +13,6 @@
 #include "base/fs.hpp"
 #include "hooks/hooks.hpp"
 #include "base/time.hpp"
-#include "cgroup/stats.hpp"
 #include "container/observe.hpp"
 #include "spec/annotations.hpp"
 #include "spec/validate.hpp"
@@ -49,20 +48,6 @@ Result<void> write_pid_file(const std::string& path, pid_t pid) {
     auto written = write_file_atomic(dirfd.get(), absolute.substr(slash + 1), std::to_string(pid), 0644);
     if (!written) return fail(written.error().context("pid file"));
     return {};
-}
-
-// run.husk.cpu-limit counts cpu.stat usage_usec of the container's cgroup: without one, or without the
-// counter, the budget could not be enforced (fail closed).
-Result<void> check_cpu_budget(const cgroup::Cgroup* cgroup) {
-    const char* what = "annotations[\"run.husk.cpu-limit\"]: ";
-    if (cgroup == nullptr)
-        return fail_msg(std::string(what) + "needs the container's cgroup (cpu.stat), and --cgroup-manager is disabled");
-    auto counters = cgroup::read_keyed_counters(cgroup->dir_fd(), "cpu.stat", cgroup->mount() + cgroup->path());
-    if (!counters) return fail(counters.error().context(what));
-    if (*counters)
-        for (const auto& [key, value] : **counters)
-            if (key == "usage_usec") return {};
-    return fail_msg(std::string(what) + "cpu.stat of " + cgroup->mount() + cgroup->path() + " has no usage_usec");
 }
 
 cgroup::Manager manager_of(CgroupManager manager) {
@@ -128,7 +113,7 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     // O_RDWR never blocks on a fifo and keeps a reader alive, so `start` can write without waiting.
     launch.exec_fifo = TRY(open_fd_at(launch.dir->fd(), state::StateDir::exec_fifo, O_RDWR));
     if (!cgroup_plan.disabled()) launch.cgroup.emplace(TRY(cgroup::create_cgroup(cgroup_plan)));
-    if (launch.policy.cpu_limit) TRY(check_cpu_budget(launch.cgroup ? &*launch.cgroup : nullptr));
+    TRY(monitor::check_limits(launch.policy, launch.cgroup ? &*launch.cgroup : nullptr));
     launch.output = TRY(monitor::open_output_plumbing(launch.policy));
     return owned;
 }

@@ -8,6 +8,8 @@
 
 #include "cgroup/cgroup.hpp"
 #include "container/bundle.hpp"
+#include "monitor/counters.hpp"
+#include "monitor/limits.hpp"
 #include "monitor/monitor_process.hpp"
 #include "husk/container.hpp"
 #include "process/container_plan.hpp"

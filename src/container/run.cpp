@@ -5,7 +5,10 @@
 #include <csignal>
 
 #include "container/launch.hpp"
+#include "monitor/limits.hpp"
 #include "monitor/monitor_process.hpp"
+#include "monitor/record.hpp"
+#include "monitor/verdict.hpp"
 #include "husk/container.hpp"
 
 namespace husk {

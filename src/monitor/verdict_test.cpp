@@ -1,5 +1,9 @@
 #include "monitor/verdict.hpp"
 
+#include "monitor/cpu_limit.hpp"
+#include "monitor/output_limit.hpp"
+#include "monitor/timeout.hpp"
+
 #include <catch2/catch.hpp>
 
 using namespace husk;
