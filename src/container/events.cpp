@@ -17,6 +17,7 @@
 #include "container/observe.hpp"
 #include "husk/container.hpp"
 #include "monitor/stop_reasons.hpp"
+#include "monitor/verdict_reader.hpp"
 #include "state/process_identity.hpp"
 
 namespace husk {
@@ -26,8 +27,6 @@ using container::Status;
 
 // StateDir's record file: written as tmp + fsync + rename, so a new version arrives as IN_MOVED_TO.
 constexpr const char* record_file = "state.json";
-// How long the stream waits for the monitor's verdict after init has gone, as `state` does.
-constexpr int verdict_wait_ms = 2000;
 
 // The record, read under the shared lock and released right after: a watcher that runs for hours must not block
 // delete, start or the monitor. Nothing when the record is gone (the container was deleted).
@@ -246,37 +245,14 @@ private:
     Result<void> stop() {
         auto record = TRY(read_record_briefly(dir_));
         if (record && record->pid == last_.pid && !record->exit) {
-            if (auto monitor = state::open_live_pidfd(last_.monitor_pid, last_.monitor_start_time, last_.boot_id)) {
-                pollfd exited{monitor->get(), POLLIN, 0};
-                while (::poll(&exited, 1, verdict_wait_ms) < 0 && errno == EINTR) {
-                }
-            }
-            // Again also when the monitor is gone: it may have written the verdict and exited since the read.
+            monitor::await_verdict(last_);
             record = TRY(read_record_briefly(dir_));
         }
         bool deleted = !record || record->pid != last_.pid;
         if (!deleted) tell_changes(*record);
-        const state::Record& final = last_;
-        bool monitor_alive = state::open_live_pidfd(final.monitor_pid, final.monitor_start_time, final.boot_id).has_value();
-        emit_(event_json("stopped", final.id, [&](JsonWriter& w) {
-            if (deleted) {
-                w.key("reason").string("unknown");
-                w.key("detail").string("the container was deleted before its exit was recorded");
-                return;
-            }
-            if (!final.exit && monitor_alive) {
-                w.key("reason").string("unknown");
-                w.key("detail").string("the monitor had not recorded the exit 2 s after init ended");
-                return;
-            }
-            // The verdict, or what `state` says when the monitor was lost.
-            container::write_exit_members(w, final);
-            if (final.exit) {
-                w.key("finished").string(final.exit->finished);
-                state::write_factors(w, final.exit->factors);
-                state::write_usage(w, final.exit->usage);
-            }
-        }));
+        std::optional<state::Record> final;
+        if (!deleted) final = last_;
+        emit_(event_json("stopped", last_.id, [&](JsonWriter& w) { monitor::write_stopped_members(w, final); }));
         return {};
     }
 
