@@ -16,6 +16,7 @@
 #include "cgroup/stats.hpp"
 #include "container/observe.hpp"
 #include "husk/container.hpp"
+#include "monitor/counters.hpp"
 #include "monitor/stop_reasons.hpp"
 #include "monitor/verdict_reader.hpp"
 #include "state/process_identity.hpp"
@@ -88,14 +89,6 @@ private:
     std::uint64_t last_;
 };
 
-std::optional<std::uint64_t> read_pids_max_events(int dir_fd, const std::string& where) {
-    auto counters = cgroup::read_keyed_counters(dir_fd, "pids.events", where);
-    if (!counters || !*counters) return std::nullopt;
-    for (const auto& [key, value] : **counters)
-        if (key == "max") return value;
-    return std::nullopt;
-}
-
 // {"type":TYPE,"id":ID} with "data" when data writes it: the shape of runc's events.
 std::string event_json(std::string_view type, std::string_view id,
                        const std::function<void(JsonWriter&)>& data = nullptr) {
@@ -133,11 +126,11 @@ public:
             auto count = cgroup::read_oom_count(fd, where);
             return count ? *count : std::nullopt;
         });
-        RisingCounter pids_hits([fd, where] { return read_pids_max_events(fd, where); });
+        RisingCounter pids_hits([fd, where] { return monitor::read_pids_max_hits(fd, where); });
         auto check_counters = [&] {
             if (ooms.rise()) emit_(cgroup::oom_event_json(last_.id));
             if (std::uint64_t hits = pids_hits.rise())
-                emit_(event_json("pids-limit", last_.id, [hits](JsonWriter& w) { w.key("count").unsigned_integer(hits); }));
+                emit_(event_json(monitor::pids_limit_factor, last_.id, [hits](JsonWriter& w) { w.key("count").unsigned_integer(hits); }));
         };
 
         // Everything is watched now: the status the stream starts from, so a client knows where the container

@@ -51,7 +51,7 @@ FinalCounters read_final_counters(const MonitorPlan& plan) {
     // A counter that cannot be read is left out of husk.usage; it never changes the verdict.
     out.usage.cpu_usec = keyed_counter(dir->get(), "cpu.stat", "usage_usec", where);
     if (auto hits = read_pids_max_hits(dir->get(), where); hits && plan.pids_max_before && *hits > *plan.pids_max_before)
-        out.factors.push_back(state::Factor{"pids-limit", *hits - *plan.pids_max_before});
+        out.factors.push_back(state::Factor{std::string(pids_limit_factor), *hits - *plan.pids_max_before});
     out.usage.memory_peak_bytes = cgroup::read_single_counter(dir->get(), "memory.peak", where).value_or(std::nullopt);
     out.usage.pids_peak = cgroup::read_single_counter(dir->get(), "pids.peak", where).value_or(std::nullopt);
     if (!plan.oom_kills_before) return out;

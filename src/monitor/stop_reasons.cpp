@@ -6,20 +6,31 @@ namespace husk::monitor {
 namespace {
 
 constexpr std::array<StopReason, 9> table{{
-    {Reason::exited, "exited", 0, "", "the process exited by itself (detail: `exit code N`)"},
-    {Reason::signaled, "signaled", 0, "", "it died of a signal husk did not send"},
+    {Reason::exited, "exited", 0, "",
+     "the process exited by itself (`detail`: `exit code N`)"},
+    {Reason::signaled, "signaled", 0, "",
+     "it died of a signal husk did not send"},
     {Reason::killed, "killed", 0, "",
-     "it died of a signal `husk kill` / `delete --force` recorded before sending (or `husk run` forwarded), or "
-     "exited after such a stop signal (HUP, INT, QUIT, TERM, KILL)"},
-    {Reason::timeout, "timeout", 124, "timeout", "the wall-time limit (run.husk.timeout) fired"},
+     "it died of a signal `husk kill` / `delete --force` recorded before sending (or `husk "
+     "run` forwarded), or exited after such a stop signal (HUP, INT, QUIT, TERM, KILL)"},
+    {Reason::timeout, "timeout", 124, "timeout",
+     "the wall-time limit fired; the cause is recorded in `state.json` (`cause`) before the "
+     "first signal and kept whatever the exit"},
     {Reason::cpu_limit, "cpu-limit", 123, "cpu-limit",
-     "the cgroup used up its CPU budget (run.husk.cpu-limit); the container was killed"},
+     "the cgroup used up its CPU budget (`run.husk.cpu-limit`); the cause is recorded before "
+     "the kill and kept whatever the exit"},
     {Reason::output_limit, "output-limit", 122, "output-limit",
-     "stdout+stderr went past the output cap (run.husk.output-limit); the container was killed"},
+     "stdout+stderr went past the output cap (`run.husk.output-limit`); the cause is recorded "
+     "before the kill and kept whatever the exit"},
     {Reason::oom, "oom", 0, "oom",
-     "init died of SIGKILL and memory.events oom_kill rose while the monitor watched"},
-    {Reason::setup_failed, "setup-failed", 0, "", "execve or a startContainer hook failed after start"},
-    {Reason::unknown, "unknown", 0, "", "the exit status is not known (no PIDFD_INFO_EXIT, or the monitor was lost)"},
+     "init died of SIGKILL and `memory.events` `oom_kill` rose while the monitor watched "
+     "(detail names `memory.max`); only with a memory controller"},
+    {Reason::setup_failed, "setup-failed", 0, "",
+     "execve or a startContainer hook failed after start (detail = the error)"},
+    {Reason::unknown, "unknown", 0, "",
+     "stored: the monitor watched through a pidfd and the kernel gave no `PIDFD_INFO_EXIT`. "
+     "Computed on read, never stored: stopped, started, no exit recorded, and the monitor (pid "
+     "+ start time) is gone (a recorded `cause` wins: `timeout`)"},
 }};
 
 constexpr bool in_enum_order() {

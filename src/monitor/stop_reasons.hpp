@@ -33,4 +33,8 @@ const StopReason& stop_reason(Reason reason);
 const StopReason* find_stop_reason(std::string_view name);
 inline std::string_view reason_name(Reason reason) { return stop_reason(reason).name; }
 
+// A factor: something that limited the container without stopping it (husk.exit.factors), told by `husk events`
+// under the same name when it happens: forks refused at pids.max.
+inline constexpr std::string_view pids_limit_factor = "pids-limit";
+
 }  // namespace husk::monitor
