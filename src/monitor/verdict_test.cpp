@@ -12,15 +12,15 @@ using std::chrono::milliseconds;
 
 namespace {
 
-ExitStatus exited(int code) {
-    ExitStatus s;
+monitor::ExitStatus exited(int code) {
+    monitor::ExitStatus s;
     s.known = true;
     s.code = code;
     return s;
 }
 
-ExitStatus signaled(int signal) {
-    ExitStatus s;
+monitor::ExitStatus signaled(int signal) {
+    monitor::ExitStatus s;
     s.known = true;
     s.signal = signal;
     s.code = 128 + signal;
@@ -120,12 +120,12 @@ TEST_CASE("a timeout cause recorded earlier is kept, and setup failures win", "[
     CHECK(record.cause->reason == "timeout");
     CHECK(record.cause->detail == "wall-time limit 1s reached; killing at once (kill-grace 0)");
     CHECK(decide_exit(signaled(SIGKILL), record, StopPolicy{}).reason == "timeout");
-    CHECK(decide_exit(ExitStatus{}, record, StopPolicy{}).reason == "timeout");
+    CHECK(decide_exit(monitor::ExitStatus{}, record, StopPolicy{}).reason == "timeout");
 
     auto failed = exited(127);
     failed.exec_error = "exec \"/nope\": no such file or directory";
     CHECK(decide_exit(failed, state::Record{}, StopPolicy{}).reason == "setup-failed");
-    CHECK(decide_exit(ExitStatus{}, state::Record{}, StopPolicy{}).reason == "unknown");
+    CHECK(decide_exit(monitor::ExitStatus{}, state::Record{}, StopPolicy{}).reason == "unknown");
 }
 
 TEST_CASE("SIGKILL with a rise of oom_kill is oom; either fact alone is not", "[container]") {
@@ -192,10 +192,10 @@ TEST_CASE("husk run's status is the code without a limit, and 255 when the exit 
     CHECK(run_exit_status(decide_exit(exited(0), record, StopPolicy{})) == 0);
     CHECK(run_exit_status(decide_exit(exited(7), record, StopPolicy{})) == 7);
     CHECK(run_exit_status(decide_exit(signaled(SIGTERM), record, StopPolicy{})) == 128 + SIGTERM);
-    CHECK(run_exit_status(decide_exit(ExitStatus{}, record, StopPolicy{})) == 255);
+    CHECK(run_exit_status(decide_exit(monitor::ExitStatus{}, record, StopPolicy{})) == 255);
     // A timeout the kernel gave no exit status for: not "exited on its own", and not 0.
     record.cause = state::StopCause{"timeout", "wall-time limit 1s reached", "t"};
-    auto unknown = decide_exit(ExitStatus{}, record, StopPolicy{});
+    auto unknown = decide_exit(monitor::ExitStatus{}, record, StopPolicy{});
     CHECK_FALSE(exited_after_limit(unknown));
     CHECK(run_exit_status(unknown) == 255);
     // The statuses are distinct from each other, from 0-2, 125-127, 128 + N and 255.
