@@ -48,7 +48,7 @@ struct Live {
 };
 
 Result<Live> open_live(const Runtime& runtime, const std::string& id, int inotify = -1, int* state_watch = nullptr) {
-    auto dir = TRY(state::StateDir::open(runtime.root, id));
+    auto dir = TRY(state::StateDir::open(runtime.root, TRY(ContainerId::parse(id))));
     if (inotify >= 0) {
         // Watch before reading, so no write between the read and the watch goes unseen. Through /proc/self/fd:
         // the directory just opened, not whatever the path names by now.

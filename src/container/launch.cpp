@@ -15,7 +15,6 @@
 #include "base/time.hpp"
 #include "container/observe.hpp"
 #include "spec/annotations.hpp"
-#include "spec/validate.hpp"
 #include "state/process_identity.hpp"
 
 namespace husk::container {
@@ -68,7 +67,7 @@ Launch::~Launch() {
 }
 
 Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const CreateOptions& options) {
-    TRY(spec::validate_container_id(options.id));
+    const ContainerId id = TRY(ContainerId::parse(options.id));
     auto owned = std::make_unique<Launch>();
     Launch& launch = *owned;
     launch.bundle = TRY(load_bundle(options));
@@ -103,7 +102,7 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     }
 
     // Everything above only read and checked; from here on things exist and the destructor rolls them back.
-    launch.dir.emplace(TRY(state::StateDir::create(runtime.root, options.id, &r)));
+    launch.dir.emplace(TRY(state::StateDir::create(runtime.root, id, &r)));
     TRY(write_file_atomic(launch.dir->fd(), "config.json", launch.bundle.config_text));
     // Present while every kill request is in state.json; `kill` unlinks it when it cannot record one (a full
     // state filesystem), which needs no space, and the monitor then does not claim who sent the signal.

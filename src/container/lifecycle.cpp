@@ -33,7 +33,7 @@ struct Opened {
     Observed observed;
 };
 
-Result<Opened> open_container(const Runtime& runtime, const std::string& id, state::Lock lock) {
+Result<Opened> open_container(const Runtime& runtime, const ContainerId& id, state::Lock lock) {
     auto dir = TRY(state::StateDir::open(runtime.root, id));
     TRY(dir.lock(lock));
     std::optional<state::Record> record;
@@ -121,7 +121,7 @@ Result<bool> wait_for_exec(int fifo) {
 }  // namespace
 
 Result<std::vector<std::string>> start_container(const Runtime& runtime, const std::string& id) {
-    auto c = TRY(open_container(runtime, id, state::Lock::exclusive));
+    auto c = TRY(open_container(runtime, TRY(ContainerId::parse(id)), state::Lock::exclusive));
     switch (c.observed.status) {
         case Status::created: break;
         case Status::stopped: return fail_msg("cannot start a container that has stopped");
@@ -153,7 +153,7 @@ Result<std::vector<std::string>> start_container(const Runtime& runtime, const s
 }
 
 Result<std::string> container_state_json(const Runtime& runtime, const std::string& id) {
-    auto dir = TRY(state::StateDir::open(runtime.root, id));
+    auto dir = TRY(state::StateDir::open(runtime.root, TRY(ContainerId::parse(id))));
     std::optional<state::Record> record;
     if (auto r = dir.read_record()) record = std::move(*r);
     Observed observed = container::observe(dir, record);
@@ -175,7 +175,7 @@ Result<std::string> container_state_json(const Runtime& runtime, const std::stri
 }
 
 Result<void> kill_container(const Runtime& runtime, const std::string& id, int signal, bool all) {
-    auto c = TRY(open_container(runtime, id, state::Lock::exclusive));
+    auto c = TRY(open_container(runtime, TRY(ContainerId::parse(id)), state::Lock::exclusive));
     if (c.observed.status == Status::stopped || c.observed.status == Status::creating || !c.record)
         return fail_msg("container not running");
     // Without a cgroup there is no complete list of the container's processes; signalling init alone would
@@ -190,8 +190,9 @@ Result<void> kill_container(const Runtime& runtime, const std::string& id, int s
 
 Result<std::vector<std::string>> delete_container(const Runtime& runtime, const std::string& id, bool force) {
     // A create killed before its state dir was renamed into place left only its temporary directory.
-    state::remove_abandoned_creations(runtime.root, id);
-    auto opened = open_container(runtime, id, state::Lock::exclusive);
+    const ContainerId checked = TRY(ContainerId::parse(id));
+    state::remove_abandoned_creations(runtime.root, checked);
+    auto opened = open_container(runtime, checked, state::Lock::exclusive);
     if (!opened) {
         // Clients delete twice (containerd's shim always follows delete with delete --force): not an error.
         if (force && std::string(opened.error().what) == "container does not exist") return std::vector<std::string>{};
@@ -239,19 +240,19 @@ static Result<const state::Record*> require_cgroup(const Opened& c, Status expec
 }
 
 Result<void> pause_container(const Runtime& runtime, const std::string& id) {
-    auto c = TRY(open_container(runtime, id, state::Lock::exclusive));
+    auto c = TRY(open_container(runtime, TRY(ContainerId::parse(id)), state::Lock::exclusive));
     const state::Record* record = TRY(require_cgroup(c, Status::running, "pause"));
     return cgroup::set_frozen(record->cgroup_mount, record->cgroup_path, true);
 }
 
 Result<void> resume_container(const Runtime& runtime, const std::string& id) {
-    auto c = TRY(open_container(runtime, id, state::Lock::exclusive));
+    auto c = TRY(open_container(runtime, TRY(ContainerId::parse(id)), state::Lock::exclusive));
     const state::Record* record = TRY(require_cgroup(c, Status::paused, "resume"));
     return cgroup::set_frozen(record->cgroup_mount, record->cgroup_path, false);
 }
 
 Result<std::vector<pid_t>> container_pids(const Runtime& runtime, const std::string& id) {
-    auto c = TRY(open_container(runtime, id, state::Lock::shared));
+    auto c = TRY(open_container(runtime, TRY(ContainerId::parse(id)), state::Lock::shared));
     if (!c.record || c.observed.status == Status::stopped) return fail_msg("container not running");
     if (c.record->cgroup_path.empty())
         return fail_msg("ps needs the container's cgroup, and this container has none (--cgroup-manager disabled)");
@@ -267,7 +268,7 @@ std::vector<ContainerSummary> list_containers(const Runtime& runtime) {
         if (auto r = dir->read_record()) record = std::move(*r);
         Observed observed = container::observe(*dir, record);
         ContainerSummary s;
-        s.id = id;
+        s.id = id.str();
         s.pid = observed.pid;
         s.status = container::status_name(observed.status);
         if (record) {

@@ -23,7 +23,7 @@ Result<spec::Spec> container_spec(const state::StateDir& dir, const state::Recor
 }  // namespace
 
 Result<void> update_container(const Runtime& runtime, const std::string& id, const spec::Resources& resources) {
-    auto dir = TRY(state::StateDir::open(runtime.root, id));
+    auto dir = TRY(state::StateDir::open(runtime.root, TRY(ContainerId::parse(id))));
     // Exclusive: two updates (or an update and a pause) must not interleave their writes.
     TRY(dir.lock(state::Lock::exclusive));
     std::optional<state::Record> record;

@@ -20,7 +20,9 @@ struct LockedRecord {
 
 std::optional<LockedRecord> open_for_update(const std::string& state_path, pid_t init) {
     auto slash = state_path.rfind('/');
-    auto dir = state::StateDir::open(state_path.substr(0, slash), state_path.substr(slash + 1));
+    auto id = ContainerId::parse(state_path.substr(slash + 1));
+    if (!id) return std::nullopt;
+    auto dir = state::StateDir::open(state_path.substr(0, slash), *id);
     if (!dir || !dir->lock(state::Lock::exclusive)) return std::nullopt;
     auto record = dir->read_record();
     if (!record || record->pid != init || record->exit) return std::nullopt;

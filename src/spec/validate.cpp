@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <set>
 #include <string>
 
@@ -188,42 +187,7 @@ Result<void> validate(const Spec& spec) {
     return {};
 }
 
-Result<void> validate_container_id(std::string_view id) {
-    constexpr std::size_t max_length = 1024;
-    if (id.empty()) return fail_msg("invalid container id \"\": must not be empty");
-    // Error messages have a fixed size; a huge id is not worth echoing.
-    if (id.size() > max_length)
-        return fail_msg("invalid container id: " + std::to_string(id.size()) + " characters long (at most " +
-                        std::to_string(max_length) + ")");
-    std::string prefix = "invalid container id " + quoted(id) + ": ";
-    if (id == "." || id == "..") return fail_msg(prefix + "must not be \".\" or \"..\"");
-    // runc's libcontainer accepts it, but its command line and ours read "-x" as an option, so such a
-    // container could only be named after "--"; containerd's identifiers must start with a letter or digit.
-    if (id[0] == '-') return fail_msg(prefix + "must not start with '-' (it would be read as an option)");
-    for (char c : id) {
-        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-                  c == '+' || c == '-' || c == '.';
-        if (!ok) return fail_msg(prefix + "only letters, digits and _ + - . are allowed");
-    }
-    return {};
-}
-
 namespace detail {
-
-std::string quoted(std::string_view value) {
-    std::string out = "\"";
-    for (char c : value) {
-        auto byte = static_cast<unsigned char>(c);
-        if (byte < 0x20 || byte == 0x7f || c == '"' || c == '\\') {
-            char escaped[5];
-            std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
-            out += escaped;
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
-}
 
 Result<void> check_absolute(std::string_view path, const std::string& field) {
     if (path.starts_with('/')) return {};

@@ -13,8 +13,4 @@ namespace husk::spec {
 // `unsupported configuration: linux.seccomp, process.scheduler (husk does not implement these yet)`.
 Result<void> validate(const Spec& spec);
 
-// Container ids as runc accepts them (^[\w+\-.]+$), at most 1024 bytes, and never "." or "..", since
-// the id names a directory under the state root. Errors read `invalid container id "..": ...`.
-Result<void> validate_container_id(std::string_view id);
-
 }  // namespace husk::spec

@@ -5,13 +5,13 @@
 #include <string_view>
 #include <vector>
 
+#include "base/quote.hpp"
 #include "husk/error.hpp"
 #include "husk/spec.hpp"
 
 namespace husk::spec::detail {
 
-// The value in double quotes for error messages; control characters, quotes and backslashes as \xNN.
-std::string quoted(std::string_view value);
+using husk::quoted;
 
 // "<field>: must be an absolute path, got \"tmp\"" unless path starts with '/'.
 Result<void> check_absolute(std::string_view path, const std::string& field);

@@ -54,7 +54,7 @@ Result<void> remove_entries(int dirfd, const std::string& path) {
     return {};
 }
 
-std::string creating_prefix(const std::string& id) { return ".creating-" + id + "-"; }
+std::string creating_prefix(const ContainerId& id) { return ".creating-" + id.str() + "-"; }
 
 // "<pid>.<start time>-XXXXXX", what follows the prefix of one id: the creator's identity, or nothing when the
 // name does not have exactly that shape (it may belong to another id that begins with this one).
@@ -75,7 +75,7 @@ std::optional<std::pair<pid_t, std::uint64_t>> parse_creator(std::string_view re
 
 }  // namespace
 
-Result<StateDir> StateDir::create(const std::string& root, const std::string& id, const Record* first) {
+Result<StateDir> StateDir::create(const std::string& root, const ContainerId& id, const Record* first) {
     TRY(make_root(root));
     const ProcStat self = TRY(read_proc_stat(::getpid()));
     std::string tmp = root + "/" + creating_prefix(id) + std::to_string(::getpid()) + "." +
@@ -102,11 +102,11 @@ Result<StateDir> StateDir::create(const std::string& root, const std::string& id
             return fail(written.error());
         }
     }
-    std::string path = root + "/" + id;
+    std::string path = root + "/" + id.str();
     if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) != 0) {
         int err = errno;
         cleanup_tmp();
-        if (err == EEXIST) return fail_msg("container with id \"" + id + "\" already exists");
+        if (err == EEXIST) return fail_msg("container with id \"" + id.str() + "\" already exists");
         return fail_sys(err, "rename", path);
     }
     auto dir = open_fd(path, O_RDONLY | O_DIRECTORY);
@@ -114,8 +114,8 @@ Result<StateDir> StateDir::create(const std::string& root, const std::string& id
     return StateDir(path, std::move(*dir), std::move(*lock));
 }
 
-Result<StateDir> StateDir::open(const std::string& root, const std::string& id) {
-    std::string path = root + "/" + id;
+Result<StateDir> StateDir::open(const std::string& root, const ContainerId& id) {
+    std::string path = root + "/" + id.str();
     auto dir = open_fd(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     if (!dir) {
         if (dir.error().err == ENOENT || dir.error().err == ENOTDIR) return fail_msg("container does not exist");
@@ -163,7 +163,7 @@ Result<void> StateDir::remove() {
     return {};
 }
 
-void remove_abandoned_creations(const std::string& root, const std::string& id) {
+void remove_abandoned_creations(const std::string& root, const ContainerId& id) {
     DIR* dir = ::opendir(root.c_str());
     if (dir == nullptr) return;
     std::vector<std::string> abandoned;
@@ -185,16 +185,19 @@ void remove_abandoned_creations(const std::string& root, const std::string& id) 
     }
 }
 
-std::vector<std::string> list_ids(const std::string& root) {
-    std::vector<std::string> ids;
+std::vector<ContainerId> list_ids(const std::string& root) {
+    std::vector<std::string> names;
     DIR* dir = ::opendir(root.c_str());
-    if (dir == nullptr) return ids;
+    if (dir == nullptr) return {};
     while (dirent* entry = ::readdir(dir)) {
         if (entry->d_name[0] == '.') continue;  // also skips .creating-* directories
-        if (entry->d_type == DT_DIR || entry->d_type == DT_UNKNOWN) ids.emplace_back(entry->d_name);
+        if (entry->d_type == DT_DIR || entry->d_type == DT_UNKNOWN) names.emplace_back(entry->d_name);
     }
     ::closedir(dir);
-    std::sort(ids.begin(), ids.end());
+    std::sort(names.begin(), names.end());
+    std::vector<ContainerId> ids;
+    for (const std::string& name : names)
+        if (auto id = ContainerId::parse(name)) ids.push_back(std::move(*id));
     return ids;
 }
 

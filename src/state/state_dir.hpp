@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "husk/container_id.hpp"
 #include "husk/error.hpp"
 #include "husk/unique_fd.hpp"
 #include "state/record.hpp"
@@ -19,9 +20,9 @@ public:
     // record, when given): a temporary directory `.creating-<id>-<pid>.<start time>-XXXXXX`, named after the
     // calling process, is prepared and renamed into place with RENAME_NOREPLACE, so of two concurrent creates
     // exactly one wins, and a temporary directory whose creator died is recognisable from its name alone.
-    static Result<StateDir> create(const std::string& root, const std::string& id, const Record* first = nullptr);
+    static Result<StateDir> create(const std::string& root, const ContainerId& id, const Record* first = nullptr);
     // An existing container; `container does not exist` otherwise.
-    static Result<StateDir> open(const std::string& root, const std::string& id);
+    static Result<StateDir> open(const std::string& root, const ContainerId& id);
 
     Result<void> lock(Lock mode);
     // Lets go of the lock before a wait that must not hold up kill or delete.
@@ -54,9 +55,10 @@ private:
 
 // Removes the `.creating-<id>-*` directories of creates of `id` that died before renaming theirs into place
 // (their creator, named in the directory name, is no longer alive). Best effort; those of live creators stay.
-void remove_abandoned_creations(const std::string& root, const std::string& id);
+void remove_abandoned_creations(const std::string& root, const ContainerId& id);
 
-// Ids of all containers under root, sorted; a missing root means none.
-std::vector<std::string> list_ids(const std::string& root);
+// Ids of all containers under root, sorted; a missing root means none. Names that are not valid ids (made by
+// hand: no verb could name them) and those starting with '.' (create's temporaries) are left out.
+std::vector<ContainerId> list_ids(const std::string& root);
 
 }  // namespace husk::state

@@ -22,34 +22,42 @@ struct TempRoot {
     }
     ~TempRoot() { std::system(("rm -rf '" + path + "'").c_str()); }
 };
+
+husk::ContainerId id(const char* text) { return husk::ContainerId::parse(text).value(); }
+
+std::vector<std::string> names(const std::vector<husk::ContainerId>& ids) {
+    std::vector<std::string> out;
+    for (const auto& one : ids) out.push_back(one.str());
+    return out;
+}
 }  // namespace
 
 TEST_CASE("a second create of the same id fails and leaves the first intact", "[state]") {
     TempRoot root;
-    auto first = StateDir::create(root.path, "c1");
+    auto first = StateDir::create(root.path, id("c1"));
     REQUIRE(first);
     Record r;
     r.id = "c1";
     REQUIRE(first->write_record(r));
-    auto second = StateDir::create(root.path, "c1");
+    auto second = StateDir::create(root.path, id("c1"));
     REQUIRE_FALSE(second);
     CHECK(second.error().message() == "container with id \"c1\" already exists");
     CHECK(first->read_record().value().id == "c1");
-    CHECK(list_ids(root.path) == std::vector<std::string>{"c1"});
+    CHECK(names(list_ids(root.path)) == std::vector<std::string>{"c1"});
 }
 
 TEST_CASE("opening an unknown id says the container does not exist", "[state]") {
     TempRoot root;
-    auto dir = StateDir::open(root.path, "nope");
+    auto dir = StateDir::open(root.path, id("nope"));
     REQUIRE_FALSE(dir);
     CHECK(dir.error().message() == "container does not exist");
 }
 
 TEST_CASE("the creator's lock is visible to others until it is released", "[state]") {
     TempRoot root;
-    auto created = StateDir::create(root.path, "c2");
+    auto created = StateDir::create(root.path, id("c2"));
     REQUIRE(created);
-    auto other = StateDir::open(root.path, "c2");
+    auto other = StateDir::open(root.path, id("c2"));
     REQUIRE(other);
     CHECK(other->locked_by_other());
     created->remove().value();
@@ -77,11 +85,11 @@ TEST_CASE("only the temporary directories of dead creates of that id are removed
     std::string live = make(".creating-c1-" + std::to_string(getpid()) + "." + std::to_string(own_start) + "-Qw9eRt");
     // Another id that begins with "c1-": its name has a different shape after the "c1-" prefix.
     std::string other = make(".creating-c1-2-" + std::to_string(child) + "." + std::to_string(dead_start) + "-Zx1cVb");
-    remove_abandoned_creations(root.path, "c1");
+    remove_abandoned_creations(root.path, id("c1"));
     CHECK(access(dead.c_str(), F_OK) != 0);
     CHECK(access(live.c_str(), F_OK) == 0);
     CHECK(access(other.c_str(), F_OK) == 0);
-    remove_abandoned_creations(root.path, "c1-2");
+    remove_abandoned_creations(root.path, id("c1-2"));
     CHECK(access(other.c_str(), F_OK) != 0);
 }
 
@@ -90,9 +98,17 @@ TEST_CASE("create writes the first record before the directory appears under its
     Record first;
     first.id = "c3";
     first.creator_pid = getpid();
-    auto created = StateDir::create(root.path, "c3", &first);
+    auto created = StateDir::create(root.path, id("c3"), &first);
     REQUIRE(created);
-    auto opened = StateDir::open(root.path, "c3");
+    auto opened = StateDir::open(root.path, id("c3"));
     REQUIRE(opened);
     CHECK(opened->read_record().value().creator_pid == getpid());
+}
+
+TEST_CASE("list_ids leaves out names no verb could open: create's temporaries, dot names, invalid ids", "[state]") {
+    TempRoot root;
+    for (const char* name : {"b", "a", ".hidden", ".creating-a-1.2-Ab3xYz", "a b", "x,y"})
+        mkdir((root.path + "/" + name).c_str(), 0700);
+    CHECK(names(list_ids(root.path)) == std::vector<std::string>{"a", "b"});
+    CHECK(list_ids(root.path + "/missing").empty());
 }

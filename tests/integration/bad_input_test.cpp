@@ -353,6 +353,34 @@ TEST_CASE("create refuses a negative --preserve-fds", "[integration][bad-input]"
     CHECK(out.exit_code == 2);
 }
 
+TEST_CASE("every verb that takes an id refuses a path-like one and touches nothing outside --root",
+          "[integration][bad-input]") {
+    // The id becomes <root>/<id>: each verb must check it before that path is opened. The decoy beside --root
+    // looks like a state dir (it has a lock file); `delete --force ../decoy` once removed it and exited 0.
+    static const std::vector<std::vector<std::string>> verbs = {
+        {"state"}, {"start"}, {"kill"}, {"kill", "--all"}, {"delete"}, {"delete", "--force"}, {"pause"},
+        {"resume"}, {"ps"}, {"events", "--stats"}, {"events"}, {"update", "--cpu-share", "512"},
+        {"create", "--bundle"}, {"run", "--bundle"}};
+    const std::vector<std::string>& verb = verbs[GENERATE(range(size_t(0), verbs.size()))];
+    std::string id = GENERATE(as<std::string>{}, "../decoy", "..", ".", "decoy/../../decoy", "a/b");
+    INFO(verb[0] << " " << id);
+    Sandbox sb;
+    std::string decoy = sb.dir() + "/decoy";
+    REQUIRE(mkdir(decoy.c_str(), 0700) == 0);
+    write_file(decoy + "/lock", "");
+    std::vector<std::string> args = verb;
+    if (args.back() == "--bundle") {
+        Bundle b = sb.bundle();
+        b.write();
+        args.push_back(b.dir);
+    }
+    args.push_back(id);
+    Output out = sb.husk(args);
+    check_refused(sb, out, {"invalid container id"});
+    CHECK(out.exit_code == 1);
+    CHECK(std::filesystem::exists(decoy + "/lock"));
+}
+
 TEST_CASE("create refuses an id that starts with '-'", "[integration][bad-input]") {
     Sandbox sb;
     Bundle b = sb.bundle();
