@@ -10,14 +10,22 @@
 
 namespace husk {
 
+// What a caller may have to tell apart, whatever the words of the message: callers test the kind, never
+// the text, so a reworded message cannot change what husk does.
+enum class ErrorKind : unsigned char {
+    unspecified,
+    not_found,  // the thing named does not exist ("container does not exist")
+};
+
 struct Error {
     int err = 0;           // errno, 0 when the failure is not a system call's
+    ErrorKind kind = ErrorKind::unspecified;
     char what[480] = {};   // "open \"/x\"", "linux.namespaces[2].type: unknown namespace \"foo\""
 
     // A failed system call: `op "subject": strerror(err)`. noexcept and allocation-free (child-safe).
     static Error sys(int err, std::string_view op, std::string_view subject = {}) noexcept;
     // A failure described in words, no errno.
-    static Error msg(std::string_view text) noexcept;
+    static Error msg(std::string_view text, ErrorKind kind = ErrorKind::unspecified) noexcept;
 
     // Prepend context: "create c1: " + what. Allocation-free.
     Error& context(std::string_view prefix) noexcept;
@@ -32,7 +40,9 @@ inline std::unexpected<Error> fail(Error e) { return std::unexpected<Error>(std:
 inline std::unexpected<Error> fail_sys(int err, std::string_view op, std::string_view subject = {}) {
     return std::unexpected<Error>(Error::sys(err, op, subject));
 }
-inline std::unexpected<Error> fail_msg(std::string_view text) { return std::unexpected<Error>(Error::msg(text)); }
+inline std::unexpected<Error> fail_msg(std::string_view text, ErrorKind kind = ErrorKind::unspecified) {
+    return std::unexpected<Error>(Error::msg(text, kind));
+}
 
 }  // namespace husk
 

@@ -29,8 +29,9 @@ Error Error::sys(int err, std::string_view op, std::string_view subject) noexcep
     return e;
 }
 
-Error Error::msg(std::string_view text) noexcept {
+Error Error::msg(std::string_view text, ErrorKind kind) noexcept {
     Error e;
+    e.kind = kind;
     std::size_t used = 0;
     append(e.what, sizeof e.what, used, text);
     return e;

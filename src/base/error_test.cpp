@@ -17,6 +17,15 @@ TEST_CASE("context prefixes the message once", "[base]") {
     CHECK(e.message() == "state c1: container does not exist");
 }
 
+TEST_CASE("the kind survives context, so callers never need to read the text", "[base]") {
+    Error e = Error::msg("container does not exist", husk::ErrorKind::not_found);
+    e.context("delete c1");
+    CHECK(e.kind == husk::ErrorKind::not_found);
+    CHECK(e.err == 0);
+    CHECK(Error::msg("container does not exist").kind == husk::ErrorKind::unspecified);
+    CHECK(Error::sys(ENOENT, "open", "/x").kind == husk::ErrorKind::unspecified);
+}
+
 TEST_CASE("an over-long message is truncated, never overflowed", "[base]") {
     std::string long_subject(2000, 'x');
     Error e = Error::sys(EPERM, "open", long_subject);

@@ -195,7 +195,7 @@ Result<std::vector<std::string>> delete_container(const Runtime& runtime, const 
     auto opened = open_container(runtime, checked, state::Lock::exclusive);
     if (!opened) {
         // Clients delete twice (containerd's shim always follows delete with delete --force): not an error.
-        if (force && std::string(opened.error().what) == "container does not exist") return std::vector<std::string>{};
+        if (force && opened.error().kind == ErrorKind::not_found) return std::vector<std::string>{};
         return std::unexpected(opened.error());
     }
     Opened& c = *opened;

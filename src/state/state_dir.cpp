@@ -118,12 +118,12 @@ Result<StateDir> StateDir::open(const std::string& root, const ContainerId& id) 
     std::string path = root + "/" + id.str();
     auto dir = open_fd(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     if (!dir) {
-        if (dir.error().err == ENOENT || dir.error().err == ENOTDIR) return fail_msg("container does not exist");
+        if (dir.error().err == ENOENT || dir.error().err == ENOTDIR) return fail_msg("container does not exist", ErrorKind::not_found);
         return std::unexpected(dir.error());
     }
     auto lock = open_fd_at(dir->get(), lock_name, O_RDWR);
     if (!lock) {
-        if (lock.error().err == ENOENT) return fail_msg("container does not exist");
+        if (lock.error().err == ENOENT) return fail_msg("container does not exist", ErrorKind::not_found);
         return std::unexpected(lock.error());
     }
     return StateDir(path, std::move(*dir), std::move(*lock));

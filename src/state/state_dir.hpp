@@ -21,7 +21,7 @@ public:
     // calling process, is prepared and renamed into place with RENAME_NOREPLACE, so of two concurrent creates
     // exactly one wins, and a temporary directory whose creator died is recognisable from its name alone.
     static Result<StateDir> create(const std::string& root, const ContainerId& id, const Record* first = nullptr);
-    // An existing container; `container does not exist` otherwise.
+    // An existing container; `container does not exist` (kind not_found) otherwise.
     static Result<StateDir> open(const std::string& root, const ContainerId& id);
 
     Result<void> lock(Lock mode);

@@ -51,6 +51,7 @@ TEST_CASE("opening an unknown id says the container does not exist", "[state]") 
     auto dir = StateDir::open(root.path, id("nope"));
     REQUIRE_FALSE(dir);
     CHECK(dir.error().message() == "container does not exist");
+    CHECK(dir.error().kind == husk::ErrorKind::not_found);
 }
 
 TEST_CASE("the creator's lock is visible to others until it is released", "[state]") {
