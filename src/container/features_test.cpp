@@ -3,13 +3,13 @@
 
 #include "husk/container.hpp"
 #include "seccomp/names.hpp"
-#include "spec/json_reader.hpp"
+#include "base/json_reader.hpp"
 
 namespace {
 
-std::vector<std::string> string_list(const husk::spec::json::Node& node) {
+std::vector<std::string> string_list(const husk::json::Node& node) {
     std::vector<std::string> out;
-    REQUIRE(husk::spec::json::read(node, out));
+    REQUIRE(husk::json::read(node, out));
     return out;
 }
 
@@ -17,9 +17,9 @@ std::vector<std::string> string_list(const husk::spec::json::Node& node) {
 
 TEST_CASE("the features document lists the seccomp names husk resolves and the flags this kernel takes", "[cli][seccomp]") {
     std::string json = husk::features_json();
-    auto tree = husk::spec::json::parse_tree(json);
+    auto tree = husk::json::parse_tree(json);
     REQUIRE(tree);
-    auto seccomp = husk::spec::json::Node(tree->get(), "").field("linux").field("seccomp");
+    auto seccomp = husk::json::Node(tree->get(), "").field("linux").field("seccomp");
     CHECK(seccomp.field("enabled").as_bool() == true);
     auto actions = string_list(seccomp.field("actions"));
     CHECK(actions.size() == 9);

@@ -14,12 +14,12 @@
 #include <filesystem>
 
 #include "seccomp/test_support.hpp"
-#include "spec/json_reader.hpp"
+#include "base/json_reader.hpp"
 
 using namespace husk::seccomp;
 using namespace husk::seccomp::test;
 using husk::UniqueFd;
-using husk::spec::json::Node;
+using husk::json::Node;
 
 namespace {
 
@@ -119,7 +119,7 @@ UniqueFd receive_fd(int socket) {
 TEST_CASE("container_process_state_json has the fields config-linux.md lists", "[seccomp]") {
     auto json = container_process_state_json("1.3.0", 4422, "MKNOD=/dev/null", kState);
     REQUIRE(json);
-    auto tree = husk::spec::json::parse_tree(*json);
+    auto tree = husk::json::parse_tree(*json);
     REQUIRE(tree);
     Node root(tree->get(), "");
     CHECK(root.field("ociVersion").as_string() == "1.3.0");

@@ -1,7 +1,7 @@
 #include "spec/parse.hpp"
 
 #include "base/fs.hpp"
-#include "spec/json_reader.hpp"
+#include "base/json_reader.hpp"
 #include "spec/parse_internal.hpp"
 
 namespace husk::spec {

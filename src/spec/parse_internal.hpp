@@ -6,7 +6,7 @@
 
 #include "husk/error.hpp"
 #include "husk/spec.hpp"
-#include "spec/json_reader.hpp"
+#include "base/json_reader.hpp"
 
 namespace husk::spec::detail {
 

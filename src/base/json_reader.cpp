@@ -1,10 +1,10 @@
-#include "spec/json_reader.hpp"
+#include "base/json_reader.hpp"
 
 #include <charconv>
 #include <cstring>
 #include <string>
 
-namespace husk::spec::json {
+namespace husk::json {
 namespace {
 
 std::string child_path(const std::string& parent, std::string_view key) {
@@ -133,4 +133,4 @@ Result<void> require(const Node& node) {
     return {};
 }
 
-}  // namespace husk::spec::json
+}  // namespace husk::json

@@ -1,5 +1,6 @@
-// A typed, path-aware view over yajl's tree API: every type error names the JSON path of the offending
-// value ("process.args[0]: expected a string"), so config errors point at the exact property.
+// A typed, path-aware view over yajl's tree API, the one way husk reads JSON values (config.json, state
+// records, update --resources): every type error names the JSON path of the offending value
+// ("process.args[0]: expected a string"), so errors point at the exact property.
 #pragma once
 
 #include <yajl/yajl_tree.h>
@@ -19,7 +20,7 @@
 #include "base/json_tree.hpp"
 #include "husk/error.hpp"
 
-namespace husk::spec::json {
+namespace husk::json {
 
 using Tree = JsonTree;
 
@@ -130,4 +131,4 @@ Result<void> read_array(const Node& parent, std::string_view key, std::vector<T>
     return {};
 }
 
-}  // namespace husk::spec::json
+}  // namespace husk::json
