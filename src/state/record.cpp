@@ -1,40 +1,14 @@
 #include "state/record.hpp"
 
-#include <yajl/yajl_tree.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
 
-#include "base/json_tree.hpp"
+#include "base/json_reader.hpp"
 #include "base/json_writer.hpp"
 
 namespace husk::state {
-namespace {
-
-yajl_val member(yajl_val object, const char* name) {
-    const char* path[] = {name, nullptr};
-    return yajl_tree_get(object, path, yajl_t_any);
-}
-
-std::string get_string(yajl_val object, const char* name) {
-    yajl_val v = member(object, name);
-    return YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : "";
-}
-
-long long get_integer(yajl_val object, const char* name, long long fallback = 0) {
-    yajl_val v = member(object, name);
-    return YAJL_IS_INTEGER(v) ? YAJL_GET_INTEGER(v) : fallback;
-}
-
-// Unsigned values may exceed what yajl keeps as an integer; its raw number text is always there.
-std::uint64_t get_unsigned(yajl_val object, const char* name) {
-    yajl_val v = member(object, name);
-    return YAJL_IS_NUMBER(v) ? std::strtoull(v->u.number.r, nullptr, 10) : 0;
-}
-
-}  // namespace
 
 void write_usage(JsonWriter& w, const Usage& usage) {
     if (!usage.cpu_usec && !usage.memory_peak_bytes && !usage.pids_peak && !usage.stdout_bytes && !usage.stderr_bytes)
@@ -63,15 +37,6 @@ void write_strings(JsonWriter& w, const char* key, const std::vector<std::string
     w.end_array();
 }
 
-std::vector<std::string> get_strings(yajl_val object, const char* name) {
-    std::vector<std::string> out;
-    if (yajl_val array = member(object, name); YAJL_IS_ARRAY(array)) {
-        for (size_t i = 0; i < array->u.array.len; ++i)
-            if (YAJL_IS_STRING(array->u.array.values[i])) out.push_back(YAJL_GET_STRING(array->u.array.values[i]));
-    }
-    return out;
-}
-
 void write_resolved(JsonWriter& w, const std::vector<SeccompResolved>& resolved) {
     if (resolved.empty()) return;
     w.key("seccompResolved").begin_array();
@@ -83,16 +48,6 @@ void write_resolved(JsonWriter& w, const std::vector<SeccompResolved>& resolved)
         w.end_object();
     }
     w.end_array();
-}
-
-std::vector<SeccompResolved> get_resolved(yajl_val security) {
-    std::vector<SeccompResolved> out;
-    if (yajl_val array = member(security, "seccompResolved"); YAJL_IS_ARRAY(array)) {
-        for (size_t i = 0; i < array->u.array.len; ++i)
-            if (yajl_val item = array->u.array.values[i]; YAJL_IS_OBJECT(item))
-                out.push_back({get_string(item, "syscall"), get_string(item, "kept"), get_strings(item, "dropped")});
-    }
-    return out;
 }
 
 }  // namespace
@@ -174,88 +129,105 @@ std::string encode_record(const Record& r) {
     return w.str();
 }
 
-Result<Record> decode_record(std::string_view json) {
-    // A state dir is husk's, but anyone with root can write to it: bounded like every other JSON.
-    auto tree = parse_json_tree(json);
+namespace {
+
+using json::Node;
+using json::read_field;
+
+// Optional objects of the record: absent stays nothing, anything else must be an object.
+template <typename T, typename Fn>
+Result<void> read_object(const Node& parent, std::string_view key, std::optional<T>& out, Fn&& parse) {
+    Node node = parent.field(key);
+    if (node.absent()) return {};
+    TRY(node.expect_object());
+    TRY(parse(node, out.emplace()));
+    return {};
+}
+
+Result<void> parse_security(const Node& node, Security& sec) {
+    TRY(read_field(node, "seccomp", sec.seccomp));
+    TRY(read_field(node, "seccompFilters", sec.seccomp_filters));
+    TRY(read_field(node, "seccompSkippedSyscalls", sec.seccomp_skipped));
+    TRY(json::read_array(node, "seccompResolved", sec.seccomp_resolved, [](const Node& item, SeccompResolved& r) -> Result<void> {
+        TRY(item.expect_object());
+        TRY(read_field(item, "syscall", r.syscall));
+        TRY(read_field(item, "kept", r.kept));
+        return read_field(item, "dropped", r.dropped);
+    }));
+    TRY(read_field(node, "landlockAbi", sec.landlock_abi));
+    TRY(read_field(node, "landlockDropped", sec.landlock_dropped));
+    TRY(read_field(node, "noNewPrivileges", sec.no_new_privileges));
+    // Written as "0x" and 16 hex digits: a mask reads best in hex, and JSON numbers above 2^53 lose bits in
+    // many readers.
+    std::string effective, bounding;
+    TRY(read_field(node, "capsEffective", effective));
+    TRY(read_field(node, "capsBounding", bounding));
+    sec.caps_effective = std::strtoull(effective.c_str(), nullptr, 16);
+    sec.caps_bounding = std::strtoull(bounding.c_str(), nullptr, 16);
+    return {};
+}
+
+Result<void> parse_exit(const Node& node, ExitRecord& e) {
+    TRY(read_field(node, "code", e.code));
+    TRY(read_field(node, "signal", e.signal));
+    TRY(read_field(node, "reason", e.reason));
+    TRY(read_field(node, "detail", e.detail));
+    TRY(read_field(node, "finished", e.finished));
+    if (Node usage = node.field("usage"); !usage.absent()) {
+        TRY(usage.expect_object());
+        TRY(read_field(usage, "cpuUsec", e.usage.cpu_usec));
+        TRY(read_field(usage, "memoryPeakBytes", e.usage.memory_peak_bytes));
+        TRY(read_field(usage, "pidsPeak", e.usage.pids_peak));
+        TRY(read_field(usage, "stdoutBytes", e.usage.stdout_bytes));
+        TRY(read_field(usage, "stderrBytes", e.usage.stderr_bytes));
+    }
+    return json::read_array(node, "factors", e.factors, [](const Node& item, Factor& f) -> Result<void> {
+        TRY(item.expect_object());
+        TRY(read_field(item, "kind", f.kind));
+        return read_field(item, "count", f.count);
+    });
+}
+
+Result<Record> parse_record(const Node& root) {
+    Record r;
+    TRY(read_field(root, "id", r.id));
+    TRY(read_field(root, "bundle", r.bundle));
+    TRY(read_field(root, "rootfs", r.rootfs));
+    TRY(read_field(root, "created", r.created));
+    TRY(read_field(root, "owner", r.owner));
+    TRY(read_field(root, "annotations", r.annotations));
+    TRY(read_field(root, "pid", r.pid));
+    TRY(read_field(root, "pidStartTime", r.pid_start_time));
+    TRY(read_field(root, "bootId", r.boot_id));
+    TRY(read_field(root, "monitorPid", r.monitor_pid));
+    TRY(read_field(root, "monitorStartTime", r.monitor_start_time));
+    TRY(read_field(root, "creatorPid", r.creator_pid));
+    TRY(read_field(root, "creatorStartTime", r.creator_start_time));
+    TRY(read_field(root, "cgroupMount", r.cgroup_mount));
+    TRY(read_field(root, "cgroupPath", r.cgroup_path));
+    TRY(read_field(root, "started", r.started));
+    TRY(read_object(root, "security", r.security, parse_security));
+    TRY(read_object(root, "cause", r.cause, [](const Node& node, StopCause& c) -> Result<void> {
+        TRY(read_field(node, "reason", c.reason));
+        TRY(read_field(node, "detail", c.detail));
+        return read_field(node, "at", c.at);
+    }));
+    TRY(read_field(root, "killRequests", r.kill_requests));
+    TRY(read_object(root, "exit", r.exit, parse_exit));
+    return r;
+}
+
+}  // namespace
+
+Result<Record> decode_record(std::string_view text) {
+    // A state dir is husk's, but anyone with root can write to it: bounded like every other JSON, and read
+    // with the same typed reader as config.json, so a value of the wrong type is an error naming it.
+    auto tree = json::parse_tree(text);
     if (!tree) return fail(tree.error().context("corrupt state.json"));
     if (!YAJL_IS_OBJECT(tree->get())) return fail_msg("corrupt state.json: not a JSON object");
-    yajl_val root = tree->get();
-    Record r;
-    r.id = get_string(root, "id");
-    r.bundle = get_string(root, "bundle");
-    r.rootfs = get_string(root, "rootfs");
-    r.created = get_string(root, "created");
-    r.owner = get_string(root, "owner");
-    if (yajl_val annotations = member(root, "annotations"); YAJL_IS_OBJECT(annotations)) {
-        for (size_t i = 0; i < annotations->u.object.len; ++i) {
-            yajl_val value = annotations->u.object.values[i];
-            if (YAJL_IS_STRING(value)) r.annotations[annotations->u.object.keys[i]] = YAJL_GET_STRING(value);
-        }
-    }
-    r.pid = static_cast<pid_t>(get_integer(root, "pid"));
-    r.pid_start_time = get_unsigned(root, "pidStartTime");
-    r.boot_id = get_string(root, "bootId");
-    r.monitor_pid = static_cast<pid_t>(get_integer(root, "monitorPid"));
-    r.monitor_start_time = get_unsigned(root, "monitorStartTime");
-    r.creator_pid = static_cast<pid_t>(get_integer(root, "creatorPid"));
-    r.creator_start_time = get_unsigned(root, "creatorStartTime");
-    r.cgroup_mount = get_string(root, "cgroupMount");
-    r.cgroup_path = get_string(root, "cgroupPath");
-    r.started = get_string(root, "started");
-    if (yajl_val security = member(root, "security"); YAJL_IS_OBJECT(security)) {
-        Security sec;
-        sec.seccomp = get_string(security, "seccomp");
-        sec.seccomp_filters = static_cast<int>(get_integer(security, "seccompFilters"));
-        sec.seccomp_skipped = get_strings(security, "seccompSkippedSyscalls");
-        sec.seccomp_resolved = get_resolved(security);
-        if (YAJL_IS_INTEGER(member(security, "landlockAbi")))
-            sec.landlock_abi = static_cast<int>(get_integer(security, "landlockAbi"));
-        sec.landlock_dropped = get_strings(security, "landlockDropped");
-        sec.no_new_privileges = YAJL_IS_TRUE(member(security, "noNewPrivileges"));
-        sec.caps_effective = std::strtoull(get_string(security, "capsEffective").c_str(), nullptr, 16);
-        sec.caps_bounding = std::strtoull(get_string(security, "capsBounding").c_str(), nullptr, 16);
-        r.security = sec;
-    }
-    if (yajl_val cause = member(root, "cause"); YAJL_IS_OBJECT(cause)) {
-        StopCause c;
-        c.reason = get_string(cause, "reason");
-        c.detail = get_string(cause, "detail");
-        c.at = get_string(cause, "at");
-        r.cause = c;
-    }
-    if (yajl_val requests = member(root, "killRequests"); YAJL_IS_ARRAY(requests)) {
-        for (size_t i = 0; i < requests->u.array.len; ++i) {
-            yajl_val v = requests->u.array.values[i];
-            if (YAJL_IS_INTEGER(v)) r.kill_requests.push_back(static_cast<int>(YAJL_GET_INTEGER(v)));
-        }
-    }
-    if (yajl_val exit = member(root, "exit"); YAJL_IS_OBJECT(exit)) {
-        ExitRecord e;
-        e.code = static_cast<int>(get_integer(exit, "code", -1));
-        e.signal = static_cast<int>(get_integer(exit, "signal"));
-        e.reason = get_string(exit, "reason");
-        e.detail = get_string(exit, "detail");
-        e.finished = get_string(exit, "finished");
-        if (yajl_val usage = member(exit, "usage"); YAJL_IS_OBJECT(usage)) {
-            auto counter = [&](const char* key) -> std::optional<std::uint64_t> {
-                if (!YAJL_IS_NUMBER(member(usage, key))) return std::nullopt;
-                return get_unsigned(usage, key);
-            };
-            e.usage.cpu_usec = counter("cpuUsec");
-            e.usage.memory_peak_bytes = counter("memoryPeakBytes");
-            e.usage.pids_peak = counter("pidsPeak");
-            e.usage.stdout_bytes = counter("stdoutBytes");
-            e.usage.stderr_bytes = counter("stderrBytes");
-        }
-        if (yajl_val factors = member(exit, "factors"); YAJL_IS_ARRAY(factors)) {
-            for (size_t i = 0; i < factors->u.array.len; ++i) {
-                yajl_val f = factors->u.array.values[i];
-                if (YAJL_IS_OBJECT(f)) e.factors.push_back(Factor{get_string(f, "kind"), get_unsigned(f, "count")});
-            }
-        }
-        r.exit = e;
-    }
-    return r;
+    auto record = parse_record(Node(tree->get(), ""));
+    if (!record) return fail(record.error().context("corrupt state.json"));
+    return record;
 }
 
 }  // namespace husk::state

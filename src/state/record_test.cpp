@@ -80,7 +80,24 @@ TEST_CASE("a record keeps a recorded stop cause and the signals husk kill sent",
 
 TEST_CASE("a corrupt record is an error, not an empty container", "[state]") {
     CHECK_FALSE(decode_record("{\"id\": "));
-    CHECK_FALSE(decode_record("[]"));
+    CHECK(decode_record("[]").error().message() == "corrupt state.json: not a JSON object");
+}
+
+TEST_CASE("a record value of the wrong type is an error naming it, as in config.json", "[state]") {
+    auto error_of = [](const char* json) { return decode_record(json).error().message(); };
+    CHECK(error_of(R"({"pid": "12"})") == "corrupt state.json: pid: expected an integer");
+    CHECK(error_of(R"({"pidStartTime": -1})") == "corrupt state.json: pidStartTime: expected an unsigned integer");
+    CHECK(error_of(R"({"exit": 5})") == "corrupt state.json: exit: expected an object");
+    CHECK(error_of(R"({"exit": {"usage": {"pidsPeak": 1.5}}})") ==
+          "corrupt state.json: exit.usage.pidsPeak: expected an unsigned integer");
+    CHECK(error_of(R"({"killRequests": [9, "TERM"]})") == "corrupt state.json: killRequests[1]: expected an integer");
+    CHECK(error_of(R"({"annotations": {"a": 1}})") == "corrupt state.json: annotations.a: expected a string");
+    CHECK(error_of(R"({"security": {"seccompResolved": [{"dropped": "x"}]}})") ==
+          "corrupt state.json: security.seccompResolved[0].dropped: expected an array");
+    // null is absent, as in config.json: what Go clients write for empty values.
+    Record r = decode_record(R"({"id": "c1", "exit": null, "killRequests": null})").value();
+    CHECK(r.id == "c1");
+    CHECK_FALSE(r.exit);
 }
 
 TEST_CASE("a record keeps the security posture that was in force", "[state]") {
