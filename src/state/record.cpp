@@ -224,8 +224,9 @@ Result<Record> decode_record(std::string_view text) {
     // with the same typed reader as config.json, so a value of the wrong type is an error naming it.
     auto tree = json::parse_tree(text);
     if (!tree) return fail(tree.error().context("corrupt state.json"));
-    if (!YAJL_IS_OBJECT(tree->get())) return fail_msg("corrupt state.json: not a JSON object");
-    auto record = parse_record(Node(tree->get(), ""));
+    Node root(tree->get(), "");
+    if (!root.expect_object()) return fail_msg("corrupt state.json: not a JSON object");
+    auto record = parse_record(root);
     if (!record) return fail(record.error().context("corrupt state.json"));
     return record;
 }
