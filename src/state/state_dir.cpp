@@ -54,7 +54,9 @@ Result<void> remove_entries(int dirfd, const std::string& path) {
     return {};
 }
 
-std::string creating_prefix(const ContainerId& id) { return ".creating-" + id.str() + "-"; }
+// '@' is not allowed in an id, so no container's own directory (`.x` is a valid id, as with runc) can ever
+// have the name of a temporary, and no temporary of one id can look like another id's.
+std::string creating_prefix(const ContainerId& id) { return ".creating@" + id.str() + "@"; }
 
 // "<pid>.<start time>-XXXXXX", what follows the prefix of one id: the creator's identity, or nothing when the
 // name does not have exactly that shape (it may belong to another id that begins with this one).
@@ -190,7 +192,7 @@ std::vector<ContainerId> list_ids(const std::string& root) {
     DIR* dir = ::opendir(root.c_str());
     if (dir == nullptr) return {};
     while (dirent* entry = ::readdir(dir)) {
-        if (entry->d_name[0] == '.') continue;  // also skips .creating-* directories
+        // `.`, `..` and the `.creating@*` temporaries are not ids: ContainerId::parse skips them below.
         if (entry->d_type == DT_DIR || entry->d_type == DT_UNKNOWN) names.emplace_back(entry->d_name);
     }
     ::closedir(dir);

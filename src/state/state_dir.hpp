@@ -17,7 +17,7 @@ enum class Lock { shared, exclusive };
 class StateDir {
 public:
     // Makes <root>/<id> appear atomically with its lock already held (and `first` already written as the
-    // record, when given): a temporary directory `.creating-<id>-<pid>.<start time>-XXXXXX`, named after the
+    // record, when given): a temporary directory `.creating@<id>@<pid>.<start time>-XXXXXX`, named after the
     // calling process, is prepared and renamed into place with RENAME_NOREPLACE, so of two concurrent creates
     // exactly one wins, and a temporary directory whose creator died is recognisable from its name alone.
     static Result<StateDir> create(const std::string& root, const ContainerId& id, const Record* first = nullptr);
@@ -53,7 +53,7 @@ private:
     UniqueFd lock_;
 };
 
-// Removes the `.creating-<id>-*` directories of creates of `id` that died before renaming theirs into place
+// Removes the `.creating@<id>@*` directories of creates of `id` that died before renaming theirs into place
 // (their creator, named in the directory name, is no longer alive). Best effort; those of live creators stay.
 void remove_abandoned_creations(const std::string& root, const ContainerId& id);
 

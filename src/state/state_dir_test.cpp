@@ -82,16 +82,20 @@ TEST_CASE("only the temporary directories of dead creates of that id are removed
         std::system(("touch '" + path + "/lock'").c_str());
         return path;
     };
-    std::string dead = make(".creating-c1-" + std::to_string(child) + "." + std::to_string(dead_start) + "-Ab3xYz");
-    std::string live = make(".creating-c1-" + std::to_string(getpid()) + "." + std::to_string(own_start) + "-Qw9eRt");
-    // Another id that begins with "c1-": its name has a different shape after the "c1-" prefix.
-    std::string other = make(".creating-c1-2-" + std::to_string(child) + "." + std::to_string(dead_start) + "-Zx1cVb");
+    std::string dead = make(".creating@c1@" + std::to_string(child) + "." + std::to_string(dead_start) + "-Ab3xYz");
+    std::string live = make(".creating@c1@" + std::to_string(getpid()) + "." + std::to_string(own_start) + "-Qw9eRt");
+    std::string other = make(".creating@c1-2@" + std::to_string(child) + "." + std::to_string(dead_start) + "-Zx1cVb");
+    // A real container whose valid id has the shape the temporaries had when they were named with '-': its state
+    // dir must never be taken for a temporary of c1.
+    std::string real = make(".creating-c1-" + std::to_string(child) + "." + std::to_string(dead_start) + "-Ab3xYz");
     remove_abandoned_creations(root.path, id("c1"));
     CHECK(access(dead.c_str(), F_OK) != 0);
     CHECK(access(live.c_str(), F_OK) == 0);
     CHECK(access(other.c_str(), F_OK) == 0);
+    CHECK(access(real.c_str(), F_OK) == 0);
     remove_abandoned_creations(root.path, id("c1-2"));
     CHECK(access(other.c_str(), F_OK) != 0);
+    CHECK(access(real.c_str(), F_OK) == 0);
 }
 
 TEST_CASE("create writes the first record before the directory appears under its id", "[state]") {
@@ -106,10 +110,10 @@ TEST_CASE("create writes the first record before the directory appears under its
     CHECK(opened->read_record().value().creator_pid == getpid());
 }
 
-TEST_CASE("list_ids leaves out names no verb could open: create's temporaries, dot names, invalid ids", "[state]") {
+TEST_CASE("list_ids lists every valid id, dot ids too, and leaves out create's temporaries and invalid names", "[state]") {
     TempRoot root;
-    for (const char* name : {"b", "a", ".hidden", ".creating-a-1.2-Ab3xYz", "a b", "x,y"})
+    for (const char* name : {"b", "a", ".dot", ".creating@a@1.2-Ab3xYz", "a b", "x,y"})
         mkdir((root.path + "/" + name).c_str(), 0700);
-    CHECK(names(list_ids(root.path)) == std::vector<std::string>{"a", "b"});
+    CHECK(names(list_ids(root.path)) == std::vector<std::string>{".dot", "a", "b"});
     CHECK(list_ids(root.path + "/missing").empty());
 }

@@ -109,6 +109,9 @@ public:
     const std::string& marker() const { return marker_; }
     // The container id for `name` in this sandbox ("name-<suffix>"), remembered for cleanup.
     std::string id(std::string_view name);
+    // `id` exactly as given (it must hold the sandbox suffix somewhere, so leftovers() finds what it makes),
+    // deleted at the end like id()'s.
+    std::string exact_id(std::string id);
     // A new bundle with a fresh rootfs and the base config (see base_config()).
     Bundle bundle(std::string_view name = "bundle");
     // A runc-style config (runc spec defaults) with terminal false, args ["/probe", "report"].

@@ -108,6 +108,11 @@ std::string Sandbox::id(std::string_view name) {
     return id;
 }
 
+std::string Sandbox::exact_id(std::string id) {
+    ids_.push_back(id);
+    return id;
+}
+
 Bundle Sandbox::bundle(std::string_view name) {
     Bundle bundle{dir_ + "/" + std::string(name), base_config()};
     mkdir(bundle.dir.c_str(), 0755);
