@@ -86,7 +86,12 @@ Result<void> plan_memory(const spec::MemoryResources& memory, Writes& out) {
 
     // 0 means "not set" for limit, reservation and swap, as in runc (Go's zero value).
     std::int64_t limit = memory.limit.value_or(0);
-    if (limit != 0) out.add("memory.limit", "memory", "memory.max", TRY(bytes_or_max(limit, "memory.limit")));
+    // Each TRY before the call, not among its arguments: returning from the middle of a call's arguments, g++
+    // does not destroy those already built (a std::string here).
+    if (limit != 0) {
+        std::string value = TRY(bytes_or_max(limit, "memory.limit"));
+        out.add("memory.limit", "memory", "memory.max", std::move(value));
+    }
 
     if (memory.swap.value_or(0) != 0) {
         std::int64_t base = limit;
@@ -96,7 +101,7 @@ Result<void> plan_memory(const spec::MemoryResources& memory, Writes& out) {
             return refuse("memory.swap", "memory.swap.max does not exist in " + out.options().where +
                                              " (no swap accounting: kernel built without it or booted with "
                                              "swapaccount=0)");
-        out.add("memory.swap", "memory", "memory.swap.max", value);
+        out.add("memory.swap", "memory", "memory.swap.max", std::move(value));
     } else if (limit != 0 && out.has_file("memory.swap.max")) {
         // husk's choice: a memory limit is a hard ceiling, so without an explicit swap the container gets no
         // swap at all (runc would leave swap unlimited). -1 keeps runc's meaning "memory and swap unlimited".
@@ -104,8 +109,10 @@ Result<void> plan_memory(const spec::MemoryResources& memory, Writes& out) {
         out.add("memory.limit", "memory", "memory.swap.max", limit == -1 ? "max" : "0");
     }
 
-    if (memory.reservation.value_or(0) != 0)
-        out.add("memory.reservation", "memory", "memory.low", TRY(bytes_or_max(*memory.reservation, "memory.reservation")));
+    if (memory.reservation.value_or(0) != 0) {
+        std::string value = TRY(bytes_or_max(*memory.reservation, "memory.reservation"));
+        out.add("memory.reservation", "memory", "memory.low", std::move(value));
+    }
 
     // The whole container dies together on OOM instead of losing a random process (cgroup-v2.rst,
     // memory.oom.group), unless run.husk.oom-group is "false".
@@ -172,7 +179,10 @@ Result<void> plan_block_io(const spec::BlockIoResources& io, Writes& out) {
     if (io.leaf_weight) return refuse("blockIO.leafWeight", "not available on cgroup v2 (there are no leaf weights)");
     bool bfq = out.has_file("io.bfq.weight");
     const char* weight_file = bfq ? "io.bfq.weight" : "io.weight";
-    if (io.weight.value_or(0) != 0) out.add("blockIO.weight", "io", weight_file, TRY(io_weight_value(*io.weight, bfq, "blockIO.weight")));
+    if (io.weight.value_or(0) != 0) {
+        std::string value = TRY(io_weight_value(*io.weight, bfq, "blockIO.weight"));
+        out.add("blockIO.weight", "io", weight_file, std::move(value));
+    }
     for (std::size_t i = 0; i < io.weight_device.size(); ++i) {
         const spec::WeightDevice& entry = io.weight_device[i];
         std::string field = "blockIO.weightDevice[" + std::to_string(i) + "]";
@@ -273,8 +283,10 @@ Result<std::vector<LimitWrite>> plan_limits(const spec::Resources& resources, co
     Writes out(options);
     if (resources.memory) TRY(plan_memory(*resources.memory, out));
     if (resources.cpu) TRY(plan_cpu(*resources.cpu, out));
-    if (resources.pids_limit)
-        out.add("pids.limit", "pids", "pids.max", TRY(pids_max(*resources.pids_limit, options.pids_reading)));
+    if (resources.pids_limit) {
+        std::string value = TRY(pids_max(*resources.pids_limit, options.pids_reading));
+        out.add("pids.limit", "pids", "pids.max", std::move(value));
+    }
     if (resources.block_io) TRY(plan_block_io(*resources.block_io, out));
     TRY(plan_hugepages(resources.hugepage_limits, out));
     if (resources.has_network)

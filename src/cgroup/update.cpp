@@ -57,9 +57,11 @@ Result<void> update_cgroup(const std::string& mount, const std::string& path, co
     // The client that created the container updates it: its ociVersion says how a pids.limit of 0 reads.
     options.pids_reading = pids_limit_reading(container_spec.oci_version);
     options.where = where;
-    if (resources.memory && resources.memory->swap.value_or(0) != 0 && resources.memory->limit.value_or(0) == 0)
-        options.current_memory_limit =
-            TRY(number_or_max(TRY(first_word(leaf.get(), "memory.max", where)), where + "/memory.max"));
+    if (resources.memory && resources.memory->swap.value_or(0) != 0 && resources.memory->limit.value_or(0) == 0) {
+        // Not nested in the call: a TRY returning mid-call would skip destroying an argument built first.
+        std::string current = TRY(first_word(leaf.get(), "memory.max", where));
+        options.current_memory_limit = TRY(number_or_max(current, where + "/memory.max"));
+    }
     if (resources.cpu && resources.cpu->period.value_or(0) != 0 && resources.cpu->quota.value_or(0) == 0)
         options.current_cpu_quota = TRY(first_word(leaf.get(), "cpu.max", where));
     std::vector<std::string> controllers = needed_controllers(TRY(plan_limits(resources, options)));

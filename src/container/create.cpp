@@ -31,8 +31,8 @@ struct MonitorReport {
     process::Posture posture;
 };
 
-// The monitor must not hold create's state-dir lock: if create is killed, `delete --force` has to get it
-// at once. A flock belongs to the open file description, so only closing our reference drops it; /dev/null
+// The monitor must not keep create's state-dir lock: if create is killed, `delete --force` has to get it
+// soon. A flock belongs to the open file description, so only closing our reference drops it; /dev/null
 // takes over the number, which spawn_options() still lists for init to close.
 void drop_lock_reference(int lock_fd) {
     int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -52,9 +52,9 @@ void drop_lock_reference(int lock_fd) {
 
 // Every wait here ends at EOF when create dies, so an orphaned monitor ends too, and takes init with it.
 [[noreturn]] void monitor_main(Launch& launch, int report) {
-    // Recorded while this process still shares create's lock: a `delete --force` that finds create dead then
-    // either finds this monitor named in the record or finds it gone, never a writer it has not seen
-    // appearing in the state dir it is removing.
+    // Recorded while the lock is still shared with create: a `delete --force` after create was killed waits
+    // for it, then finds the monitor named and kills it. Written after the drop, the record could land while
+    // delete removed the state dir, which it then found not empty, and the monitor went unnamed.
     if (!container::record_monitor(launch)) ::_exit(1);
     drop_lock_reference(launch.dir->lock_fd());
     char go;

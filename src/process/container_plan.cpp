@@ -38,23 +38,21 @@ Result<void> prepare_security(const spec::Spec& spec, const PlanOptions& options
 Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOptions& options) {
     static const spec::Linux no_linux;
     const spec::Linux& linux = spec.linux ? *spec.linux : no_linux;
-    ContainerPlan plan{
-        .namespaces = TRY(ns::prepare_namespaces(linux)),
-        .rootfs = TRY(mnt::prepare_rootfs(spec, options.rootfs,
-                                          mnt::RootfsOptions{.no_pivot = options.no_pivot,
-                                                             .terminal = spec.process->terminal,
-                                                             .bundle = options.bundle})),
-        .credentials = TRY(caps::prepare_credentials(*spec.process)),
-        .rlimits = TRY(rlimit::prepare_rlimits(*spec.process)),
-        .loopback = TRY(net::prepare_loopback()),
-        .sysctl = {},  // below: it needs the namespaces opened above
-        .create_container_hooks = TRY(hooks::prepare_child_hooks(spec.hooks.create_container, "createContainer")),
-        .start_container_hooks = TRY(hooks::prepare_child_hooks(spec.hooks.start_container, "startContainer")),
-        .exec = TRY(prepare_exec(spec, options.preserve_fds)),
-        .landlock = {},  // prepare_security fills these three
-        .seccomp = {},
-        .expected = {},
-    };
+    // One member at a time, not an aggregate initializer of TRYs: g++ does not destroy the members already
+    // built when a TRY returns from the middle of one, so a refused capability leaked the prepared mounts and
+    // the namespace fds (LeakSanitizer saw it at husk's exit).
+    ContainerPlan plan;
+    plan.namespaces = TRY(ns::prepare_namespaces(linux));
+    plan.rootfs = TRY(mnt::prepare_rootfs(
+        spec, options.rootfs,
+        mnt::RootfsOptions{.no_pivot = options.no_pivot, .terminal = spec.process->terminal, .bundle = options.bundle}));
+    plan.credentials = TRY(caps::prepare_credentials(*spec.process));
+    plan.rlimits = TRY(rlimit::prepare_rlimits(*spec.process));
+    plan.loopback = TRY(net::prepare_loopback());
+    plan.create_container_hooks = TRY(hooks::prepare_child_hooks(spec.hooks.create_container, "createContainer"));
+    plan.start_container_hooks = TRY(hooks::prepare_child_hooks(spec.hooks.start_container, "startContainer"));
+    plan.exec = TRY(prepare_exec(spec, options.preserve_fds));
+    // sysctl needs the namespaces opened above; prepare_security fills landlock, seccomp and expected.
     plan.sysctl = TRY(sysctl::prepare_sysctl(linux.sysctl, joined_for_sysctl(plan.namespaces)));
     TRY(prepare_security(spec, options, plan));
     return plan;

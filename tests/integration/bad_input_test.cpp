@@ -270,7 +270,8 @@ TEST_CASE("create refuses a config.json larger than 4 MiB", "[integration][bad-i
     check_refused(sb, sb.create(b, sb.id("c")), {"config.json", "larger than husk reads (4 MiB)"});
 }
 
-TEST_CASE("create refuses a --config that is not a regular file, at once", "[integration][bad-input]") {
+// [no-sanitizer]: ASan cannot reserve its shadow memory under `ulimit -v` (docs/testing.md).
+TEST_CASE("create refuses a --config that is not a regular file, at once", "[integration][bad-input][no-sanitizer]") {
     // /dev/zero never ends (husk read it until memory ran out); a FIFO without a writer blocked the open forever.
     Sandbox sb;
     Bundle b = sb.bundle();
@@ -291,8 +292,9 @@ TEST_CASE("create refuses a --config that is not a regular file, at once", "[int
     }
 }
 
+// [no-sanitizer]: as above, `ulimit -v`.
 TEST_CASE("update refuses --resources that are not a regular file or too large, before touching anything",
-          "[integration][bad-input]") {
+          "[integration][bad-input][no-sanitizer]") {
     // The resources are read before the container is looked up, so no container is needed to see the bound.
     Sandbox sb;
     SpawnOptions options;

@@ -108,6 +108,7 @@ TEST_CASE("delete --force removes everything a create killed at a random point l
             if (create.wait().exit_code == 0) ++completed;
         }
         Output deleted = sb.husk({"delete", "--force", id});
+        INFO(deleted.describe());
         REQUIRE(deleted.exit_code == 0);
         std::vector<std::string> left = sb.leftovers();
         INFO(join_lines(left));
