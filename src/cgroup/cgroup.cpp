@@ -15,7 +15,6 @@
 #include "cgroup/device_filter.hpp"
 #include "cgroup/hierarchy.hpp"
 #include "cgroup/limits.hpp"
-#include "spec/annotations.hpp"
 #include "cgroup/resources_check.hpp"
 
 namespace husk::cgroup {
@@ -110,7 +109,8 @@ private:
 
 }  // namespace
 
-Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, std::string_view container_id, Manager manager) {
+Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, const spec::HuskAnnotations& husk,
+                                  std::string_view container_id, Manager manager) {
     static const spec::Resources no_resources;
     const spec::Resources& resources =
         spec.linux && spec.linux->resources ? *spec.linux->resources : no_resources;
@@ -137,7 +137,7 @@ Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, std::string_view conta
         TRY(check_resource_requests(requests, facts));
     }
     LimitOptions options;
-    options.oom_group = TRY(spec::parse_husk_annotations(spec.annotations)).oom_group.value_or(true);
+    options.oom_group = husk.oom_group.value_or(true);
     options.pids_reading = pids_limit_reading(spec.oci_version);
     options.where = plan.mount + plan.path;
     plan.controllers = needed_controllers(TRY(plan_limits(resources, options)));

@@ -14,6 +14,7 @@
 #include "husk/error.hpp"
 #include "husk/spec.hpp"
 #include "husk/unique_fd.hpp"
+#include "spec/annotations.hpp"
 
 namespace husk::cgroup {
 
@@ -41,8 +42,10 @@ struct CgroupPlan {
 
 // Validates linux.cgroupsPath and linux.resources, finds the v2 mount and compiles the device program.
 // A limit whose controller the v2 hierarchy does not offer is an error naming the field and the controller
-// (and, on a hybrid host, that it is bound to cgroup v1); so is a field cgroup v2 cannot honour.
-Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, std::string_view container_id, Manager manager);
+// (and, on a hybrid host, that it is bound to cgroup v1); so is a field cgroup v2 cannot honour. `husk` is the
+// spec's run.husk.* annotations as create parsed them (run.husk.oom-group).
+Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, const spec::HuskAnnotations& husk,
+                                  std::string_view container_id, Manager manager);
 
 // A created cgroup. Owns a directory fd opened O_RDONLY (CLONE_INTO_CGROUP refuses an O_PATH fd).
 class Cgroup {

@@ -5,7 +5,6 @@
 #include "cgroup/device_filter.hpp"
 #include "cgroup/hierarchy.hpp"
 #include "cgroup/limits.hpp"
-#include "spec/annotations.hpp"
 #include "cgroup/resources_check.hpp"
 
 namespace husk::cgroup {
@@ -43,7 +42,7 @@ Result<void> check_memory_usage(int dir_fd, const spec::Resources& resources, co
 }  // namespace
 
 Result<void> update_cgroup(const std::string& mount, const std::string& path, const spec::Resources& resources,
-                           const spec::Spec& container_spec) {
+                           const spec::Spec& container_spec, const spec::HuskAnnotations& husk) {
     UniqueFd root = TRY(open_v2_root(mount));
     UniqueFd leaf = TRY(open_cgroup_dir(mount, path));
     std::string where = mount + path;
@@ -53,7 +52,7 @@ Result<void> update_cgroup(const std::string& mount, const std::string& path, co
     if (!requests.empty()) TRY(check_resource_requests(requests, TRY(read_controller_facts(mount))));
     LimitOptions options;
     options.mode = LimitMode::update;
-    options.oom_group = TRY(spec::parse_husk_annotations(container_spec.annotations)).oom_group.value_or(true);
+    options.oom_group = husk.oom_group.value_or(true);
     // The client that created the container updates it: its ociVersion says how a pids.limit of 0 reads.
     options.pids_reading = pids_limit_reading(container_spec.oci_version);
     options.where = where;

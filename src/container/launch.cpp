@@ -15,7 +15,6 @@
 #include "base/time.hpp"
 #include "cgroup/stats.hpp"
 #include "container/observe.hpp"
-#include "spec/annotations.hpp"
 #include "spec/validate.hpp"
 #include "state/process_identity.hpp"
 
@@ -88,11 +87,11 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     Launch& launch = *owned;
     launch.bundle = TRY(load_bundle(options));
     const spec::Spec& spec = launch.bundle.spec;
-    spec::HuskAnnotations husk = TRY(spec::parse_husk_annotations(spec.annotations));
+    const spec::HuskAnnotations& husk = launch.bundle.husk;
     launch.policy = stop_policy(husk);
     if (spec.process->terminal && options.console_socket.empty())
         return fail_msg("process.terminal is true: --console-socket is required to receive the pty master");
-    auto cgroup_plan = TRY(cgroup::prepare_cgroup(spec, options.id, manager_of(runtime.cgroup_manager)));
+    auto cgroup_plan = TRY(cgroup::prepare_cgroup(spec, husk, options.id, manager_of(runtime.cgroup_manager)));
     launch.plan = TRY(process::prepare_container(
         spec, process::PlanOptions{launch.bundle.rootfs, launch.bundle.dir, options.no_pivot, options.preserve_fds,
                                    husk.seccomp_skip_unknown}));

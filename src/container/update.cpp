@@ -6,6 +6,7 @@
 #include "cgroup/limits.hpp"
 #include "container/observe.hpp"
 #include "husk/container.hpp"
+#include "spec/annotations.hpp"
 #include "spec/parse.hpp"
 
 namespace husk {
@@ -35,7 +36,8 @@ Result<void> update_container(const Runtime& runtime, const std::string& id, con
     if (record->cgroup_path.empty())
         return fail_msg("cannot update: the container has no cgroup (--cgroup-manager disabled)");
     spec::Spec spec = TRY(container_spec(dir, *record));
-    return cgroup::update_cgroup(record->cgroup_mount, record->cgroup_path, resources, spec);
+    spec::HuskAnnotations husk = TRY(spec::parse_husk_annotations(spec.annotations));
+    return cgroup::update_cgroup(record->cgroup_mount, record->cgroup_path, resources, spec, husk);
 }
 
 }  // namespace husk

@@ -6,12 +6,15 @@
 
 #include "husk/error.hpp"
 #include "husk/spec.hpp"
+#include "spec/annotations.hpp"
 
 namespace husk::spec {
 
 // e.g. `mounts[3].destination: must be an absolute path, got "tmp"`, or
 // `unsupported configuration: linux.seccomp, process.scheduler (husk does not implement these yet)`.
-Result<void> validate(const Spec& spec);
+// A valid spec's run.husk.* annotations come back parsed, so create reads them once and hands on what each
+// module needs.
+Result<HuskAnnotations> validate(const Spec& spec);
 
 // Container ids as runc accepts them (^[\w+\-.]+$), at most 1024 bytes, and never "." or "..", since
 // the id names a directory under the state root. Errors read `invalid container id "..": ...`.
