@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cgroup/location.hpp"
 #include "husk/error.hpp"
 #include "husk/spec.hpp"
 #include "spec/annotations.hpp"
@@ -77,7 +78,7 @@ Result<void> apply_limits(int dir_fd, const std::string& where, const std::vecto
 // a controller is missing; nothing changes when validation fails. memory.checkBeforeUpdate refuses a memory
 // limit below the current usage (memory.current), as runc does. `husk` is container_spec's run.husk.*
 // annotations, parsed by the caller (run.husk.oom-group).
-Result<void> update_cgroup(const std::string& mount, const std::string& path, const spec::Resources& resources,
+Result<void> update_cgroup(const CgroupLocation& cgroup, const spec::Resources& resources,
                            const spec::Spec& container_spec, const spec::HuskAnnotations& husk);
 
 }  // namespace husk::cgroup

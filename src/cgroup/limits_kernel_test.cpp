@@ -150,7 +150,7 @@ TEST_CASE("update_cgroup changes a live limit and replaces the device program", 
     spec::Resources change = huge_pages(8 << 20);
     change.devices = r.devices;
     change.devices.push_back({true, "c", 1, 11, "r"});
-    auto updated = update_cgroup(scratch.mount(), cgroup->path(), change, container, {});
+    auto updated = update_cgroup(cgroup->location(), change, container, {});
     if (!updated) FAIL(updated.error().message());
     CHECK(read_text(scratch.host_path("c1/hugetlb.2MB.max")) == "8388608\n");
     // Both programs would have to allow it: this opens only if the old one was detached.
@@ -161,7 +161,7 @@ TEST_CASE("update_cgroup changes a live limit and replaces the device program", 
     refused.memory.emplace();
     refused.memory->limit = 1 << 20;
     refused.memory->swap = 1 << 10;
-    auto failed = update_cgroup(scratch.mount(), cgroup->path(), refused, container, {});
+    auto failed = update_cgroup(cgroup->location(), refused, container, {});
     REQUIRE_FALSE(failed);
     CHECK(failed.error().message().starts_with("linux.resources.memory."));
     CHECK(read_text(scratch.host_path("c1/hugetlb.2MB.max")) == "8388608\n");

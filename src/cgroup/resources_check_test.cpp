@@ -163,7 +163,7 @@ TEST_CASE("prepare_cgroup with the manager disabled refuses limits and device ru
     auto plan = prepare_cgroup(spec_with(empty), {}, "c1", Manager::disabled);
     REQUIRE(plan);
     CHECK(plan->disabled());
-    CHECK(plan->path.empty());
+    CHECK(plan->location.path.empty());
 }
 
 TEST_CASE("prepare_cgroup plans /husk/<id> on the v2 mount and compiles device rules", "[cgroup]") {
@@ -172,13 +172,13 @@ TEST_CASE("prepare_cgroup plans /husk/<id> on the v2 mount and compiles device r
     r.devices.push_back({true, "c", 1, 3, "rwm"});
     auto plan = prepare_cgroup(spec_with(r), {}, "c1", Manager::cgroupfs);
     REQUIRE(plan);
-    CHECK(plan->path == "/husk/c1");
-    CHECK(plan->mount == find_v2_mount().value());
+    CHECK(plan->location.path == "/husk/c1");
+    CHECK(plan->location.mount == find_v2_mount().value());
     CHECK(plan->has_device_rules);
     CHECK_FALSE(plan->device_program.empty());
 
     auto no_rules = prepare_cgroup(spec::Spec{}, {}, "c2", Manager::cgroupfs);
     REQUIRE(no_rules);
     CHECK_FALSE(no_rules->has_device_rules);
-    CHECK(no_rules->path == "/husk/c2");
+    CHECK(no_rules->location.path == "/husk/c2");
 }

@@ -15,6 +15,7 @@
 #include "base/time.hpp"
 #include "cgroup/stats.hpp"
 #include "container/observe.hpp"
+#include "container/record_cgroup.hpp"
 #include "spec/validate.hpp"
 #include "state/process_identity.hpp"
 
@@ -56,12 +57,12 @@ Result<void> check_cpu_budget(const cgroup::Cgroup* cgroup) {
     const char* what = "annotations[\"run.husk.cpu-limit\"]: ";
     if (cgroup == nullptr)
         return fail_msg(std::string(what) + "needs the container's cgroup (cpu.stat), and --cgroup-manager is disabled");
-    auto counters = cgroup::read_keyed_counters(cgroup->dir_fd(), "cpu.stat", cgroup->mount() + cgroup->path());
+    auto counters = cgroup::read_keyed_counters(cgroup->dir_fd(), "cpu.stat", cgroup->location().where());
     if (!counters) return fail(counters.error().context(what));
     if (*counters)
         for (const auto& [key, value] : **counters)
             if (key == "usage_usec") return {};
-    return fail_msg(std::string(what) + "cpu.stat of " + cgroup->mount() + cgroup->path() + " has no usage_usec");
+    return fail_msg(std::string(what) + "cpu.stat of " + cgroup->location().where() + " has no usage_usec");
 }
 
 cgroup::Manager manager_of(CgroupManager manager) {
@@ -112,8 +113,8 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     r.creator_pid = ::getpid();
     r.creator_start_time = TRY(read_proc_stat(r.creator_pid)).start_time;
     if (!cgroup_plan.disabled()) {
-        r.cgroup_mount = cgroup_plan.mount;
-        r.cgroup_path = cgroup_plan.path;
+        r.cgroup_mount = cgroup_plan.location.mount;
+        r.cgroup_path = cgroup_plan.location.path;
     }
 
     // Everything above only read and checked; from here on things exist and the destructor rolls them back.
@@ -175,8 +176,8 @@ process::SpawnOptions spawn_options(Launch& launch, process::Parent parent) {
 
 MonitorPlan monitor_plan(const Launch& launch) {
     const state::Record& r = launch.record;
-    return MonitorPlan{launch.dir->path(), launch.policy, r.cgroup_mount, r.cgroup_path,
-                       read_oom_kills(r.cgroup_mount, r.cgroup_path), read_pids_max_hits(r.cgroup_mount, r.cgroup_path)};
+    std::optional<cgroup::CgroupLocation> cgroup = cgroup_of(r);
+    return MonitorPlan{launch.dir->path(), launch.policy, cgroup, read_oom_kills(cgroup), read_pids_max_hits(cgroup)};
 }
 
 Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std::string& pid_file,

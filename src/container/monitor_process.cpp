@@ -68,10 +68,10 @@ std::optional<std::uint64_t> keyed_counter(int dir_fd, const char* file, std::st
 
 void read_final_counters(const MonitorPlan& plan, CgroupFacts& facts, state::Usage& usage,
                          std::vector<state::Factor>& factors) {
-    if (plan.cgroup_path.empty()) return;
-    auto dir = cgroup::open_cgroup_dir(plan.cgroup_mount, plan.cgroup_path);
+    if (!plan.cgroup) return;
+    auto dir = cgroup::open_cgroup_dir(*plan.cgroup);
     if (!dir) return;
-    std::string where = plan.cgroup_mount + plan.cgroup_path;
+    std::string where = plan.cgroup->where();
     // A counter that cannot be read is left out of husk.usage; it never changes the verdict.
     usage.cpu_usec = keyed_counter(dir->get(), "cpu.stat", "usage_usec", where);
     // pids.events max: forks refused because pids.max was reached (cgroup-v2.rst), counted from the start.
@@ -104,19 +104,19 @@ void qualify_unrecorded_kills(const state::StateDir& dir, state::ExitRecord& exi
 
 }  // namespace
 
-std::optional<std::uint64_t> read_oom_kills(const std::string& cgroup_mount, const std::string& cgroup_path) {
-    if (cgroup_path.empty()) return std::nullopt;
-    auto dir = cgroup::open_cgroup_dir(cgroup_mount, cgroup_path);
+std::optional<std::uint64_t> read_oom_kills(const std::optional<cgroup::CgroupLocation>& cgroup) {
+    if (!cgroup) return std::nullopt;
+    auto dir = cgroup::open_cgroup_dir(*cgroup);
     if (!dir) return std::nullopt;
-    auto count = cgroup::read_oom_count(dir->get(), cgroup_mount + cgroup_path);
+    auto count = cgroup::read_oom_count(dir->get(), cgroup->where());
     return count ? *count : std::nullopt;
 }
 
-std::optional<std::uint64_t> read_pids_max_hits(const std::string& cgroup_mount, const std::string& cgroup_path) {
-    if (cgroup_path.empty()) return std::nullopt;
-    auto dir = cgroup::open_cgroup_dir(cgroup_mount, cgroup_path);
+std::optional<std::uint64_t> read_pids_max_hits(const std::optional<cgroup::CgroupLocation>& cgroup) {
+    if (!cgroup) return std::nullopt;
+    auto dir = cgroup::open_cgroup_dir(*cgroup);
     if (!dir) return std::nullopt;
-    return keyed_counter(dir->get(), "pids.events", "max", cgroup_mount + cgroup_path);
+    return keyed_counter(dir->get(), "pids.events", "max", cgroup->where());
 }
 
 std::optional<state::ExitRecord> record_exit(const MonitorPlan& plan, pid_t init, const monitor::ExitStatus& status) {
@@ -150,14 +150,15 @@ void record_cause(const MonitorPlan& plan, pid_t init, const state::StopCause& c
 // cgroup.kill takes every process, also those that left init's tree; without a cgroup, SIGKILL to init (in its
 // own pid namespace that ends every process in it; pid_namespaces(7)).
 void kill_container(const MonitorPlan& plan, int pidfd) {
-    if (!plan.cgroup_path.empty() && cgroup::kill_all(plan.cgroup_mount, plan.cgroup_path, SIGKILL)) return;
+    if (plan.cgroup && cgroup::kill_all(*plan.cgroup, SIGKILL)) return;
     sys::pidfd_send_signal(pidfd, SIGKILL);
 }
 
 std::optional<std::uint64_t> read_cpu_usage(const MonitorPlan& plan) {
-    auto dir = cgroup::open_cgroup_dir(plan.cgroup_mount, plan.cgroup_path);
+    if (!plan.cgroup) return std::nullopt;
+    auto dir = cgroup::open_cgroup_dir(*plan.cgroup);
     if (!dir) return std::nullopt;
-    auto cpu = cgroup::read_keyed_counters(dir->get(), "cpu.stat", plan.cgroup_mount + plan.cgroup_path);
+    auto cpu = cgroup::read_keyed_counters(dir->get(), "cpu.stat", plan.cgroup->where());
     if (!cpu || !*cpu) return std::nullopt;
     for (const auto& [key, value] : **cpu)
         if (key == "usage_usec") return value;
@@ -201,7 +202,7 @@ void add_limits(const MonitorPlan& plan, pid_t init, int pidfd, std::optional<Ou
             kill_container(plan, pidfd);
         };
         // With the cpu controller the kernel also holds the container to what is left (cgroup/cpu_hold.hpp).
-        if (auto hold = cgroup::CpuHold::open(plan.cgroup_mount, plan.cgroup_path)) {
+        if (auto hold = plan.cgroup ? cgroup::CpuHold::open(*plan.cgroup) : std::nullopt) {
             auto shared = std::make_shared<cgroup::CpuHold>(std::move(*hold));
             budget.hold = [shared](std::chrono::microseconds left) { return shared->hold(left).has_value(); };
             budget.release = [shared] { shared->release(); };

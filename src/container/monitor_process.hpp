@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "cgroup/location.hpp"
 #include "container/verdict.hpp"
 #include "monitor/wait.hpp"
 #include "process/spawn.hpp"
@@ -16,8 +17,7 @@ namespace husk::container {
 struct MonitorPlan {
     std::string state_path;
     StopPolicy policy;
-    std::string cgroup_mount;  // empty: the container has no cgroup
-    std::string cgroup_path;
+    std::optional<cgroup::CgroupLocation> cgroup;  // nothing: the container has no cgroup
     // memory.events oom_kill when the monitor began (a reused cgroup may have history); nothing without a
     // memory controller. The verdict counts the rise from here.
     std::optional<std::uint64_t> oom_kills_before;
@@ -36,9 +36,9 @@ struct OutputPlumbing {
 Result<std::optional<OutputPlumbing>> open_output_plumbing(const StopPolicy& policy);
 
 // memory.events oom_kill of the container's cgroup now, or nothing (no cgroup, no memory controller).
-std::optional<std::uint64_t> read_oom_kills(const std::string& cgroup_mount, const std::string& cgroup_path);
+std::optional<std::uint64_t> read_oom_kills(const std::optional<cgroup::CgroupLocation>& cgroup);
 // pids.events max of the container's cgroup now, or nothing (no cgroup, no pids controller).
-std::optional<std::uint64_t> read_pids_max_hits(const std::string& cgroup_mount, const std::string& cgroup_path);
+std::optional<std::uint64_t> read_pids_max_hits(const std::optional<cgroup::CgroupLocation>& cgroup);
 
 // Never returns. `report` is the socket to husk create, closed once the monitor is detached.
 [[noreturn]] void run_monitor(const MonitorPlan& plan, process::Spawned init, monitor::Role role, int report,
