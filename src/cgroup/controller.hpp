@@ -2,8 +2,8 @@
 // pids.cpp, io.cpp, hugetlb.cpp, with its tests beside it): which linux.resources fields need it (the host
 // check), the interface files those fields become (the plan), how the kernel prints each of them back (the
 // read back), and its usage counters (stats). The operations (resources_check.cpp, limits.cpp,
-// limit_readback.cpp, stats.cpp) walk the table; adding a controller is its file and one line in
-// controller_table.cpp.
+// limit_readback.cpp, stats.cpp) walk the table; adding a controller is its file and test, its line in
+// controller_table.cpp and their names in meson.build.
 #pragma once
 
 #include <cstddef>
@@ -77,9 +77,6 @@ struct Controller {
     // Reads its counters into `stats`; a file that does not exist (controller not enabled) is skipped.
     Result<void> (*read_stats)(int dir_fd, const std::string& where, Stats& stats);
 };
-
-extern const Controller memory_controller, cpu_controller, cpuset_controller, pids_controller, io_controller,
-    hugetlb_controller;
 
 // Every controller husk supports, in the order their limits are planned and written.
 std::span<const Controller* const> controller_table();

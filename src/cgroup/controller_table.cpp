@@ -6,6 +6,10 @@
 
 namespace husk::cgroup {
 
+// Each defined in its own file (memory.cpp, ...).
+extern const Controller memory_controller, cpu_controller, cpuset_controller, pids_controller, io_controller,
+    hugetlb_controller;
+
 std::span<const Controller* const> controller_table() {
     static const Controller* const table[] = {&memory_controller, &cpu_controller,     &cpuset_controller,
                                               &pids_controller,   &io_controller,      &hugetlb_controller};

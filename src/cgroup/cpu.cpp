@@ -94,7 +94,7 @@ Result<void> read_counters(int dir_fd, const std::string& where, Stats& stats) {
 
 }  // namespace
 
-const Controller cpu_controller{"cpu", list, plan, compare, read_counters};
+extern const Controller cpu_controller{"cpu", list, plan, compare, read_counters};
 
 // runc ≥ 1.3.2 and 1.4 (opencontainers/cgroups ConvertCPUSharesToCgroupV2Value, runc PR #4785) and crun
 // ≥ 1.23 map shares to weight on a log scale with a quadratic exponent that hits the three fixed points

@@ -51,6 +51,6 @@ std::optional<Readback> compare(std::string_view file, std::string_view written,
 
 }  // namespace
 
-const Controller cpuset_controller{"cpuset", list, plan, compare, nullptr};
+extern const Controller cpuset_controller{"cpuset", list, plan, compare, nullptr};
 
 }  // namespace husk::cgroup

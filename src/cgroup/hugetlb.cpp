@@ -109,6 +109,6 @@ Result<void> read_counters(int dir_fd, const std::string& where, Stats& stats) {
 
 }  // namespace
 
-const Controller hugetlb_controller{"hugetlb", list, plan, compare, read_counters};
+extern const Controller hugetlb_controller{"hugetlb", list, plan, compare, read_counters};
 
 }  // namespace husk::cgroup

@@ -134,7 +134,7 @@ Result<void> read_counters(int dir_fd, const std::string& where, Stats& stats) {
 
 }  // namespace
 
-const Controller io_controller{"io", list, plan, compare, read_counters};
+extern const Controller io_controller{"io", list, plan, compare, read_counters};
 
 std::uint64_t blkio_weight_to_io_weight(std::uint64_t weight) {
     if (weight == 0) return 0;

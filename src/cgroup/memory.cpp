@@ -127,6 +127,6 @@ Result<void> read_counters(int dir_fd, const std::string& where, Stats& stats) {
 
 }  // namespace
 
-const Controller memory_controller{"memory", list, plan, compare, read_counters};
+extern const Controller memory_controller{"memory", list, plan, compare, read_counters};
 
 }  // namespace husk::cgroup

@@ -52,7 +52,7 @@ Result<void> read_counters(int dir_fd, const std::string& where, Stats& stats) {
 
 }  // namespace
 
-const Controller pids_controller{"pids", list, plan, compare, read_counters};
+extern const Controller pids_controller{"pids", list, plan, compare, read_counters};
 
 PidsLimitReading pids_limit_reading(std::string_view oci_version) {
     if (!oci_version.starts_with("1.")) return PidsLimitReading::spec_1_3;
