@@ -66,7 +66,8 @@ private:
 
 struct Controller {
     std::string_view name;  // "memory", as in cgroup.controllers
-    // Appends a request for each field of `resources` that needs this controller.
+    // Appends a request for each field of `resources` that needs this controller (nothing: another
+    // controller's listing names them, in the spec's order).
     void (*list_requests)(const spec::Resources& resources, Requests& out);
     // Appends the writes for those fields, in a working order; refuses what cgroup v2 cannot honour.
     Result<void> (*plan)(const spec::Resources& resources, Writes& out);

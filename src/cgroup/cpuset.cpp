@@ -9,12 +9,6 @@
 namespace husk::cgroup {
 namespace {
 
-void list(const spec::Resources& resources, Requests& out) {
-    if (!resources.cpu) return;
-    if (!resources.cpu->cpus.empty()) out.add("cpu.cpus", "cpuset");
-    if (!resources.cpu->mems.empty()) out.add("cpu.mems", "cpuset");
-}
-
 Result<void> plan(const spec::Resources& resources, Writes& out) {
     if (!resources.cpu) return {};
     const spec::CpuResources& cpu = *resources.cpu;
@@ -51,6 +45,7 @@ std::optional<Readback> compare(std::string_view file, std::string_view written,
 
 }  // namespace
 
-extern const Controller cpuset_controller{"cpuset", list, plan, compare, nullptr};
+// Its fields' requests are listed with the rest of linux.resources.cpu, in cpu.cpp.
+extern const Controller cpuset_controller{"cpuset", nullptr, plan, compare, nullptr};
 
 }  // namespace husk::cgroup

@@ -40,7 +40,8 @@ std::vector<std::string> read_v1_bound() {
 
 Result<std::vector<ResourceRequest>> list_resource_requests(const spec::Resources& resources) {
     Requests out;
-    for (const Controller* controller : controller_table()) controller->list_requests(resources, out);
+    for (const Controller* controller : controller_table())
+        if (controller->list_requests) controller->list_requests(resources, out);
     if (resources.has_network) out.add_v1_only("network");
     if (resources.has_rdma) out.add("rdma", "rdma");
     TRY(list_unified(resources.unified, out));

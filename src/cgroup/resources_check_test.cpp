@@ -182,3 +182,17 @@ TEST_CASE("prepare_cgroup plans /husk/<id> on the v2 mount and compiles device r
     CHECK_FALSE(no_rules->has_device_rules);
     CHECK(no_rules->location.path == "/husk/c2");
 }
+
+TEST_CASE("linux.resources.cpu asks in config-linux.md's order, cpuset's cpus and mems before idle", "[cgroup]") {
+    spec::Resources r;
+    r.cpu.emplace();
+    r.cpu->idle = 1;
+    r.cpu->mems = "0";
+    r.cpu->cpus = "0-1";
+    r.cpu->shares = 1024;
+    auto requests = list_resource_requests(r).value();
+    std::vector<std::string> fields;
+    for (const ResourceRequest& request : requests) fields.push_back(request.field + "=" + request.controller);
+    CHECK(fields == std::vector<std::string>{"linux.resources.cpu.shares=cpu", "linux.resources.cpu.cpus=cpuset",
+                                             "linux.resources.cpu.mems=cpuset", "linux.resources.cpu.idle=cpu"});
+}
