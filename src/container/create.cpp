@@ -15,7 +15,7 @@
 
 #include "container/launch.hpp"
 #include "base/sys.hpp"
-#include "container/monitor_process.hpp"
+#include "monitor/monitor_process.hpp"
 #include "process/sync.hpp"
 
 namespace husk {
@@ -75,7 +75,7 @@ void drop_lock_reference(int lock_fd) {
     // Create commits only after it recorded init: until its byte arrives, init belongs to nobody else.
     char committed = 0;
     if (!sent || ::read(report, &committed, 1) != 1 || committed != 'c') abandon(*spawned, parent);
-    container::run_monitor(container::monitor_plan(launch), std::move(*spawned),
+    monitor::run_monitor(container::monitor_plan(launch), std::move(*spawned),
                            parent == process::Parent::spawner ? monitor::Role::parent : monitor::Role::watcher,
                            report, std::move(launch.output));
 }
@@ -110,11 +110,11 @@ Result<void> create_container(const Runtime& runtime, const CreateOptions& optio
     if (!report.ok) return fail(report.error);
 
     if (auto recorded = container::record_created(*launch, report.pid, report.monitor, options.pid_file, report.posture); !recorded) {
-        container::kill_init(report.pid);
+        monitor::kill_init(report.pid);
         return std::unexpected(recorded.error());
     }
     if (::send(ours.get(), "c", 1, MSG_NOSIGNAL) != 1) {
-        container::kill_init(report.pid);
+        monitor::kill_init(report.pid);
         return fail_msg("the container monitor exited before create finished");
     }
     launch->commit();

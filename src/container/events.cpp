@@ -17,6 +17,9 @@
 #include "container/observe.hpp"
 #include "container/record_cgroup.hpp"
 #include "husk/container.hpp"
+#include "monitor/counters.hpp"
+#include "monitor/stop_reasons.hpp"
+#include "monitor/verdict_reader.hpp"
 #include "state/process_identity.hpp"
 
 namespace husk {
@@ -26,8 +29,6 @@ using container::Status;
 
 // StateDir's record file: written as tmp + fsync + rename, so a new version arrives as IN_MOVED_TO.
 constexpr const char* record_file = "state.json";
-// How long the stream waits for the monitor's verdict after init has gone, as `state` does.
-constexpr int verdict_wait_ms = 2000;
 
 // The record, read under the shared lock and released right after: a watcher that runs for hours must not block
 // delete, start or the monitor. Nothing when the record is gone (the container was deleted).
@@ -89,14 +90,6 @@ private:
     std::uint64_t last_;
 };
 
-std::optional<std::uint64_t> read_pids_max_events(int dir_fd, const std::string& where) {
-    auto counters = cgroup::read_keyed_counters(dir_fd, "pids.events", where);
-    if (!counters || !*counters) return std::nullopt;
-    for (const auto& [key, value] : **counters)
-        if (key == "max") return value;
-    return std::nullopt;
-}
-
 // {"type":TYPE,"id":ID} with "data" when data writes it: the shape of runc's events.
 std::string event_json(std::string_view type, std::string_view id,
                        const std::function<void(JsonWriter&)>& data = nullptr) {
@@ -135,11 +128,11 @@ public:
             auto count = cgroup::read_oom_count(fd, where);
             return count ? *count : std::nullopt;
         });
-        RisingCounter pids_hits([fd, where] { return read_pids_max_events(fd, where); });
+        RisingCounter pids_hits([fd, where] { return monitor::read_pids_max_hits(fd, where); });
         auto check_counters = [&] {
             if (ooms.rise()) emit_(cgroup::oom_event_json(last_.id));
             if (std::uint64_t hits = pids_hits.rise())
-                emit_(event_json("pids-limit", last_.id, [hits](JsonWriter& w) { w.key("count").unsigned_integer(hits); }));
+                emit_(event_json(monitor::pids_limit_factor, last_.id, [hits](JsonWriter& w) { w.key("count").unsigned_integer(hits); }));
         };
 
         // Everything is watched now: the status the stream starts from, so a client knows where the container
@@ -235,7 +228,10 @@ private:
         if (!told_cause_ && record.cause) {
             told_cause_ = true;
             const state::StopCause& cause = *record.cause;
-            emit_(event_json(cause.reason, record.id, [&cause](JsonWriter& w) { w.key("detail").string(cause.detail); }));
+            // The limit's event name from the table; a reason this husk does not know is told under its own name.
+            const monitor::StopReason* reason = monitor::find_stop_reason(cause.reason);
+            std::string_view type = reason && !reason->event.empty() ? reason->event : std::string_view(cause.reason);
+            emit_(event_json(type, record.id, [&cause](JsonWriter& w) { w.key("detail").string(cause.detail); }));
         }
         if (&record != &last_) last_ = record;
     }
@@ -244,37 +240,14 @@ private:
     Result<void> stop() {
         auto record = TRY(read_record_briefly(dir_));
         if (record && record->pid == last_.pid && !record->exit) {
-            if (auto monitor = state::open_live_pidfd(last_.monitor_pid, last_.monitor_start_time, last_.boot_id)) {
-                pollfd exited{monitor->get(), POLLIN, 0};
-                while (::poll(&exited, 1, verdict_wait_ms) < 0 && errno == EINTR) {
-                }
-            }
-            // Again also when the monitor is gone: it may have written the verdict and exited since the read.
+            monitor::await_verdict(last_);
             record = TRY(read_record_briefly(dir_));
         }
         bool deleted = !record || record->pid != last_.pid;
         if (!deleted) tell_changes(*record);
-        const state::Record& final = last_;
-        bool monitor_alive = state::open_live_pidfd(final.monitor_pid, final.monitor_start_time, final.boot_id).has_value();
-        emit_(event_json("stopped", final.id, [&](JsonWriter& w) {
-            if (deleted) {
-                w.key("reason").string("unknown");
-                w.key("detail").string("the container was deleted before its exit was recorded");
-                return;
-            }
-            if (!final.exit && monitor_alive) {
-                w.key("reason").string("unknown");
-                w.key("detail").string("the monitor had not recorded the exit 2 s after init ended");
-                return;
-            }
-            // The verdict, or what `state` says when the monitor was lost.
-            container::write_exit_members(w, final);
-            if (final.exit) {
-                w.key("finished").string(final.exit->finished);
-                state::write_factors(w, final.exit->factors);
-                state::write_usage(w, final.exit->usage);
-            }
-        }));
+        std::optional<state::Record> final;
+        if (!deleted) final = last_;
+        emit_(event_json("stopped", last_.id, [&](JsonWriter& w) { monitor::write_stopped_members(w, final); }));
         return {};
     }
 

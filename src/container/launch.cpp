@@ -13,7 +13,6 @@
 #include "base/fs.hpp"
 #include "hooks/hooks.hpp"
 #include "base/time.hpp"
-#include "cgroup/stats.hpp"
 #include "container/observe.hpp"
 #include "container/record_cgroup.hpp"
 #include "spec/validate.hpp"
@@ -51,20 +50,6 @@ Result<void> write_pid_file(const std::string& path, pid_t pid) {
     return {};
 }
 
-// run.husk.cpu-limit counts cpu.stat usage_usec of the container's cgroup: without one, or without the
-// counter, the budget could not be enforced (fail closed).
-Result<void> check_cpu_budget(const cgroup::Cgroup* cgroup) {
-    const char* what = "annotations[\"run.husk.cpu-limit\"]: ";
-    if (cgroup == nullptr)
-        return fail_msg(std::string(what) + "needs the container's cgroup (cpu.stat), and --cgroup-manager is disabled");
-    auto counters = cgroup::read_keyed_counters(cgroup->dir_fd(), "cpu.stat", cgroup->location().where());
-    if (!counters) return fail(counters.error().context(what));
-    if (*counters)
-        for (const auto& [key, value] : **counters)
-            if (key == "usage_usec") return {};
-    return fail_msg(std::string(what) + "cpu.stat of " + cgroup->location().where() + " has no usage_usec");
-}
-
 cgroup::Manager manager_of(CgroupManager manager) {
     return manager == CgroupManager::disabled ? cgroup::Manager::disabled : cgroup::Manager::cgroupfs;
 }
@@ -89,7 +74,7 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     launch.bundle = TRY(load_bundle(options));
     const spec::Spec& spec = launch.bundle.spec;
     const spec::HuskAnnotations& husk = launch.bundle.husk;
-    launch.policy = stop_policy(husk);
+    launch.policy = monitor::stop_policy(husk);
     if (spec.process->terminal && options.console_socket.empty())
         return fail_msg("process.terminal is true: --console-socket is required to receive the pty master");
     auto cgroup_plan = TRY(cgroup::prepare_cgroup(spec, husk, options.id, manager_of(runtime.cgroup_manager)));
@@ -128,8 +113,8 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     // O_RDWR never blocks on a fifo and keeps a reader alive, so `start` can write without waiting.
     launch.exec_fifo = TRY(open_fd_at(launch.dir->fd(), state::StateDir::exec_fifo, O_RDWR));
     if (!cgroup_plan.disabled()) launch.cgroup.emplace(TRY(cgroup::create_cgroup(cgroup_plan)));
-    if (launch.policy.cpu_limit) TRY(check_cpu_budget(launch.cgroup ? &*launch.cgroup : nullptr));
-    launch.output = TRY(open_output_plumbing(launch.policy));
+    TRY(monitor::check_limits(launch.policy, launch.cgroup ? &*launch.cgroup : nullptr));
+    launch.output = TRY(monitor::open_output_plumbing(launch.policy));
     return owned;
 }
 
@@ -174,10 +159,11 @@ process::SpawnOptions spawn_options(Launch& launch, process::Parent parent) {
     return options;
 }
 
-MonitorPlan monitor_plan(const Launch& launch) {
+monitor::MonitorPlan monitor_plan(const Launch& launch) {
     const state::Record& r = launch.record;
     std::optional<cgroup::CgroupLocation> cgroup = cgroup_of(r);
-    return MonitorPlan{launch.dir->path(), launch.policy, cgroup, read_oom_kills(cgroup), read_pids_max_hits(cgroup)};
+    return monitor::MonitorPlan{launch.dir->path(), launch.policy, cgroup, monitor::read_oom_kills(cgroup),
+                                monitor::read_pids_max_hits(cgroup)};
 }
 
 Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std::string& pid_file,

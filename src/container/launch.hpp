@@ -8,7 +8,9 @@
 
 #include "cgroup/cgroup.hpp"
 #include "container/bundle.hpp"
-#include "container/monitor_process.hpp"
+#include "monitor/counters.hpp"
+#include "monitor/limits.hpp"
+#include "monitor/monitor_process.hpp"
 #include "husk/container.hpp"
 #include "process/container_plan.hpp"
 #include "process/spawn.hpp"
@@ -25,8 +27,8 @@ struct Launch {
     UniqueFd exec_fifo;       // O_RDWR: handed to init
     UniqueFd console_socket;  // connected --console-socket
     state::Record record;
-    StopPolicy policy;        // run.husk.timeout & co., enforced by the monitor
-    std::optional<OutputPlumbing> output;  // run.husk.output-limit: the pump's pipes and the stdio to pump into
+    monitor::StopPolicy policy;        // run.husk.timeout & co., enforced by the monitor
+    std::optional<monitor::OutputPlumbing> output;  // run.husk.output-limit: the pump's pipes and the stdio to pump into
 
     Launch() = default;
     Launch(const Launch&) = delete;
@@ -51,7 +53,7 @@ Result<void> record_monitor(Launch& launch);
 process::SpawnOptions spawn_options(Launch& launch, process::Parent parent);
 
 // What the monitor of this launch enforces and where it records the verdict.
-MonitorPlan monitor_plan(const Launch& launch);
+monitor::MonitorPlan monitor_plan(const Launch& launch);
 
 // Fills pid, start time, boot id and the verified security posture, writes the record and the --pid-file.
 Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std::string& pid_file,

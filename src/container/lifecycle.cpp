@@ -18,6 +18,7 @@
 #include "container/record_cgroup.hpp"
 #include "hooks/hooks.hpp"
 #include "husk/container.hpp"
+#include "monitor/verdict_reader.hpp"
 #include "spec/parse.hpp"
 #include "state/process_identity.hpp"
 
@@ -157,15 +158,10 @@ Result<std::string> container_state_json(const Runtime& runtime, const std::stri
     std::optional<state::Record> record;
     if (auto r = dir.read_record()) record = std::move(*r);
     Observed observed = container::observe(dir, record);
-    // Init is gone but its verdict is not written yet: the live monitor is reading the counters and writes it
-    // next, then exits. Wait for that (briefly), so `stopped` comes with husk.exit instead of without it. Read
-    // the record again also when the monitor is already gone: it may have written the verdict and exited
-    // between our first read and the look at it, and a gone monitor is otherwise taken as a lost one.
+    // Init is gone but its verdict is not written yet: wait for it (briefly), so `stopped` comes with husk.exit
+    // instead of without it.
     if (observed.status == Status::stopped && record && !record->exit && !record->started.empty()) {
-        if (auto monitor = state::open_live_pidfd(record->monitor_pid, record->monitor_start_time, record->boot_id)) {
-            pollfd exited{monitor->get(), POLLIN, 0};
-            (void)::poll(&exited, 1, 2000);
-        }
+        monitor::await_verdict(*record);
         if (auto again = dir.read_record()) {
             record = std::move(*again);
             observed = container::observe(dir, record);

@@ -6,7 +6,7 @@
 #include "base/json_writer.hpp"
 #include "cgroup/cgroup.hpp"
 #include "container/record_cgroup.hpp"
-#include "container/verdict.hpp"
+#include "monitor/verdict_reader.hpp"
 #include "state/process_identity.hpp"
 
 namespace husk::container {
@@ -47,37 +47,6 @@ Observed observe(const state::StateDir& dir, const std::optional<state::Record>&
     return Observed{Status::running, record->pid};
 }
 
-bool exit_known(const state::Record& record, std::string_view status) {
-    if (record.exit) return true;
-    if (status == "stopped" && record.creator_pid != 0) return true;
-    return status == "stopped" && !record.started.empty() &&
-           !state::open_live_pidfd(record.monitor_pid, record.monitor_start_time, record.boot_id);
-}
-
-void write_exit_members(JsonWriter& w, const state::Record& record) {
-    if (record.exit) {
-        w.key("code").integer(record.exit->code);
-        w.key("signal").integer(record.exit->signal);
-        w.key("reason").string(record.exit->reason);
-        w.key("detail").string(record.exit->detail);
-        // Said plainly, for whoever reads the code 0 next to a limit's reason (husk run exits 122-124 then).
-        if (exited_after_limit(*record.exit)) w.key("exitedAfterLimit").boolean(true);
-    } else if (record.creator_pid != 0) {
-        // Observed: the create process is gone and never committed. Nothing ran the workload.
-        w.key("reason").string("setup-failed");
-        w.key("detail").string("husk create (pid " + std::to_string(record.creator_pid) +
-                               ") ended before the container was created; delete removes what it left");
-    } else if (record.cause) {
-        // Init is gone and nobody recorded how: the monitor was lost (killed, or the machine rebooted). A cause
-        // it recorded before signalling (timeout) still holds; the exit status itself is unknown.
-        w.key("reason").string(record.cause->reason);
-        w.key("detail").string(record.cause->detail + "; the monitor was lost before it recorded init's exit");
-    } else {
-        w.key("reason").string("unknown");
-        w.key("detail").string("the monitor did not record the exit (it was killed, or the host rebooted)");
-    }
-}
-
 std::string oci_state_json(const state::Record& record, std::string_view status, pid_t pid) {
     JsonWriter w(JsonWriter::Style::pretty);
     w.begin_object();
@@ -95,9 +64,9 @@ std::string oci_state_json(const state::Record& record, std::string_view status,
     w.key("husk").begin_object();
     if (!record.started.empty()) w.key("started").string(record.started);
     if (record.exit) w.key("finished").string(record.exit->finished);
-    if (exit_known(record, status)) {
+    if (monitor::exit_known(record, status)) {
         w.key("exit").begin_object();
-        write_exit_members(w, record);
+        monitor::write_exit_members(w, record);
         w.end_object();
     }
     if (record.exit) state::write_factors(w, record.exit->factors);

@@ -28,13 +28,6 @@ bool creator_alive(const state::Record& record);
 
 Observed observe(const state::StateDir& dir, const std::optional<state::Record>& record);
 
-// Whether there is a husk.exit to print: the monitor's verdict, or, for a container that stopped after start
-// and whose monitor is gone without recording one, what can still be said (a recorded cause, or `unknown`).
-bool exit_known(const state::Record& record, std::string_view status);
-// husk.exit's members, into the object the caller opened (`state`, and the `stopped` event): code, signal,
-// reason, detail; only reason and detail when the monitor was lost. Call only when exit_known().
-void write_exit_members(JsonWriter& w, const state::Record& record);
-
 // OCI state (runtime.md "State") plus runc's extras and husk's own object.
 std::string oci_state_json(const state::Record& record, std::string_view status, pid_t pid);
 

@@ -5,7 +5,10 @@
 #include <csignal>
 
 #include "container/launch.hpp"
-#include "container/monitor_process.hpp"
+#include "monitor/limits.hpp"
+#include "monitor/monitor_process.hpp"
+#include "monitor/record.hpp"
+#include "monitor/verdict.hpp"
 #include "husk/container.hpp"
 
 namespace husk {
@@ -29,12 +32,12 @@ Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& optio
                                                container::spawn_options(*launch, process::Parent::spawner)));
         if (auto recorded = container::record_created(*launch, spawned.pid, ::getpid(), options.create.pid_file,
                                                           spawned.posture.value_or(process::Posture{})); !recorded) {
-            container::kill_init(spawned.pid);
+            monitor::kill_init(spawned.pid);
             return std::unexpected(recorded.error());
         }
         launch->commit();
-        container::MonitorPlan plan = container::monitor_plan(*launch);
-        std::optional<container::OutputPlumbing> output = std::move(launch->output);
+        monitor::MonitorPlan plan = container::monitor_plan(*launch);
+        std::optional<monitor::OutputPlumbing> output = std::move(launch->output);
         launch.reset();  // releases the create lock so start can take it
 
         // Signals a terminal or a supervisor sends to `husk run` go to the container, as with runc.
@@ -46,11 +49,11 @@ Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& optio
         for (int sig : {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT})
             sigaddset(&forward, sig);
         wait.forward = forward;
-        container::add_limits(plan, spawned.pid, spawned.pidfd.get(), std::move(output), wait);
+        monitor::add_limits(plan, spawned.pid, spawned.pidfd.get(), std::move(output), wait);
 
         auto started = start_container(runtime, options.create.id);
         if (!started) {
-            container::kill_init(spawned.pid);
+            monitor::kill_init(spawned.pid);
             monitor::WaitOptions reap;
             (void)monitor::wait_for_exit(spawned.pidfd.get(), reap);
             (void)delete_container(runtime, options.create.id, true);
@@ -61,9 +64,9 @@ Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& optio
         monitor::ExitStatus exit = status ? *status : monitor::ExitStatus{};
         // The status mirrors the verdict, so the two never disagree: a limit that fired never ends in 0.
         // Without a written record (deleted meanwhile), the verdict from the monitor's own facts.
-        auto verdict = container::record_exit(plan, spawned.pid, exit);
-        outcome.exit_code = container::run_exit_status(
-            verdict ? *verdict : container::decide_exit(exit, state::Record{}, plan.policy));
+        auto verdict = monitor::record_exit(plan, spawned.pid, exit);
+        outcome.exit_code = monitor::run_exit_status(
+            verdict ? *verdict : monitor::decide_exit(exit, state::Record{}, plan.policy));
         outcome.failure = exit.exec_error;
     }
     if (!options.keep) {

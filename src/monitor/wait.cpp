@@ -3,12 +3,13 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "base/proc_stat.hpp"
 #include "base/sys.hpp"
@@ -69,76 +70,33 @@ ExitStatus read_exit(int pidfd, const WaitOptions& options) {
     }
 }
 
-// The wall-time limit as a two-step timerfd (CLOCK_MONOTONIC: wall-clock jumps don't move the deadline):
-// at the deadline, record the cause, then the stop signal and the grace; at the end of the grace, kill.
-class WallTimer {
+// `husk run` in the foreground: the signals a terminal or a supervisor sends go to init, each noted for the
+// verdict (`killed`). Blocked while the loop runs, so they arrive here instead of acting on husk.
+class SignalForwarder : public Watcher {
 public:
-    WallTimer(const WallTime* config, int pidfd) : config_(config), pidfd_(pidfd) {}
-    int fd() const { return fd_.get(); }
-
-    Result<void> open() {
-        fd_.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
-        if (!fd_) return fail_sys(errno, "timerfd_create");
-        return {};
+    SignalForwarder(sigset_t set, int pidfd) : set_(set), pidfd_(pidfd) {}
+    Result<int> open() override {
+        if (::sigprocmask(SIG_BLOCK, &set_, nullptr) != 0) return fail_sys(errno, "sigprocmask");
+        fd_.reset(::signalfd(-1, &set_, SFD_CLOEXEC));
+        if (!fd_) return fail_sys(errno, "signalfd");
+        return fd_.get();
     }
-    Result<void> start() {
-        if (phase_ != Phase::idle) return {};
-        phase_ = Phase::counting;
-        return arm(config_->limit);
-    }
-    void expired(Enforced& enforced) {
-        std::uint64_t ticks = 0;
-        if (::read(fd_.get(), &ticks, sizeof ticks) != sizeof ticks) return;  // spurious: not expired yet
-        if (phase_ == Phase::counting) {
-            enforced.timed_out = true;
-            if (config_->record_cause) config_->record_cause();
-            if (config_->grace.count() > 0) {
-                if (sys::pidfd_send_signal(pidfd_, config_->stop_signal) == 0) enforced.stop_signal_sent = true;
-                phase_ = Phase::grace;
-                if (arm(config_->grace)) return;
-            }
-            // Grace 0, or a timer that cannot be armed again: kill now rather than never.
-        } else if (phase_ != Phase::grace) {
-            return;
-        }
-        phase_ = Phase::done;
-        if (config_->kill_all) config_->kill_all();
-        enforced.killed = true;
+    void on_ready(bool, Enforced& enforced) override {
+        signalfd_siginfo info{};
+        if (::read(fd_.get(), &info, sizeof info) != sizeof info) return;
+        int signal = static_cast<int>(info.ssi_signo);
+        if (sys::pidfd_send_signal(pidfd_, signal) == 0 && signal >= 1 && signal <= 64)
+            enforced.forwarded |= std::uint64_t{1} << (signal - 1);
     }
 
 private:
-    enum class Phase { idle, counting, grace, done };
-
-    Result<void> arm(std::chrono::milliseconds after) {
-        itimerspec spec{};
-        spec.it_value.tv_sec = static_cast<time_t>(after.count() / 1000);
-        spec.it_value.tv_nsec = static_cast<long>(after.count() % 1000) * 1000000L;
-        if (::timerfd_settime(fd_.get(), 0, &spec, nullptr) != 0) return fail_sys(errno, "timerfd_settime");
-        return {};
-    }
-
-    const WallTime* config_;
+    sigset_t set_;
     int pidfd_;
     UniqueFd fd_;
-    Phase phase_ = Phase::idle;
 };
 
-// The pump writes into pipes whose reader may go away: an EPIPE to handle, not a reason for the monitor to
-// die. Restored afterwards (`husk run` runs poststop hooks later, which must not inherit SIG_IGN).
-class IgnoredSigpipe {
-public:
-    IgnoredSigpipe() {
-        struct sigaction ignore{};
-        ignore.sa_handler = SIG_IGN;
-        ::sigaction(SIGPIPE, &ignore, &previous_);
-    }
-    ~IgnoredSigpipe() { ::sigaction(SIGPIPE, &previous_, nullptr); }
-    IgnoredSigpipe(const IgnoredSigpipe&) = delete;
-    IgnoredSigpipe& operator=(const IgnoredSigpipe&) = delete;
-
-private:
-    struct sigaction previous_{};
-};
+// epoll_event.data.u64 of each fd: init, its sync socket, then the watchers by index.
+constexpr std::uint64_t pidfd_key = 0, sync_key = 1, first_watcher_key = 2;
 
 }  // namespace
 
@@ -157,41 +115,26 @@ ExitStatus decode_wait_status(int status) {
 Result<ExitStatus> wait_for_exit(int pidfd, WaitOptions& options) {
     UniqueFd epoll(::epoll_create1(EPOLL_CLOEXEC));
     if (!epoll) return fail_sys(errno, "epoll_create1");
-    auto watch = [&](int fd) -> Result<void> {
+    auto watch = [&](int fd, std::uint64_t key) -> Result<void> {
         epoll_event event{};
         event.events = EPOLLIN;
-        event.data.fd = fd;
+        event.data.u64 = key;
         if (::epoll_ctl(epoll.get(), EPOLL_CTL_ADD, fd, &event) != 0) return fail_sys(errno, "epoll_ctl");
         return {};
     };
-    TRY(watch(pidfd));
+    TRY(watch(pidfd, pidfd_key));
     int sync = options.sync;
-    if (sync >= 0) TRY(watch(sync));
-    UniqueFd signals;
-    if (options.forward) {
-        sigset_t set = *options.forward;
-        if (::sigprocmask(SIG_BLOCK, &set, nullptr) != 0) return fail_sys(errno, "sigprocmask");
-        signals.reset(::signalfd(-1, &set, SFD_CLOEXEC));
-        if (!signals) return fail_sys(errno, "signalfd");
-        TRY(watch(signals.get()));
-    }
-    std::optional<IgnoredSigpipe> sigpipe;
-    if (options.pump) {
-        TRY(watch(options.pump->fd()));
-        sigpipe.emplace();
-    }
-    WallTimer timer(options.wall_time ? &*options.wall_time : nullptr, pidfd);
-    if (options.wall_time) {
-        TRY(timer.open());
-        TRY(watch(timer.fd()));
-        if (sync < 0) TRY(timer.start());  // nothing tells us when exec happens: count from now
-    }
-    CpuBudgetTimer cpu(options.cpu_budget ? &*options.cpu_budget : nullptr);
-    if (options.cpu_budget) {
-        TRY(cpu.open());
-        TRY(watch(cpu.fd()));
-        if (sync < 0) TRY(cpu.start());
-    }
+    if (sync >= 0) TRY(watch(sync, sync_key));
+    std::optional<SignalForwarder> forwarder;
+    std::vector<Watcher*> watchers;
+    if (options.forward) watchers.push_back(&forwarder.emplace(*options.forward, pidfd));
+    for (auto& watcher : options.watchers) watchers.push_back(watcher.get());
+    for (std::size_t i = 0; i < watchers.size(); ++i) TRY(watch(TRY(watchers[i]->open()), first_watcher_key + i));
+    auto start = [&]() -> Result<void> {
+        for (Watcher* watcher : watchers) TRY(watcher->start());
+        return {};
+    };
+    if (sync < 0) TRY(start());  // nothing tells us when exec happens: count from now
 
     std::string exec_error;
     Enforced enforced;
@@ -201,34 +144,18 @@ Result<ExitStatus> wait_for_exit(int pidfd, WaitOptions& options) {
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return fail_sys(errno, "epoll_wait");
         bool exited = false;
-        for (int i = 0; i < n; ++i) exited = exited || events[i].data.fd == pidfd;
+        for (int i = 0; i < n; ++i) exited = exited || events[i].data.u64 == pidfd_key;
         for (int i = 0; i < n; ++i) {
-            int fd = events[i].data.fd;
-            if (fd == sync) {
+            std::uint64_t key = events[i].data.u64;
+            if (key == sync_key && sync >= 0) {
                 auto message = process::receive_message(sync);
                 if (message && message->type == process::SyncType::exec_failed) exec_error = message->error.message();
                 // EOF: the close-on-exec socket closed in init's execve. The workload runs; the clocks start.
-                else if (!message && !exited) {
-                    if (options.wall_time) TRY(timer.start());
-                    if (options.cpu_budget) TRY(cpu.start());
-                }
+                else if (!message && !exited) TRY(start());
                 ::epoll_ctl(epoll.get(), EPOLL_CTL_DEL, sync, nullptr);  // one report at most; EOF after exec
                 sync = -1;
-            } else if (fd == signals.get()) {
-                signalfd_siginfo info{};
-                if (::read(signals.get(), &info, sizeof info) == sizeof info) {
-                    int signal = static_cast<int>(info.ssi_signo);
-                    if (sys::pidfd_send_signal(pidfd, signal) == 0 && signal >= 1 && signal <= 64)
-                        enforced.forwarded |= std::uint64_t{1} << (signal - 1);
-                }
-            } else if (options.pump && fd == options.pump->fd()) {
-                options.pump->on_ready();
-                enforced.output_exceeded = options.pump->exceeded();
-            } else if (options.cpu_budget && fd == cpu.fd() && !exited) {
-                if (cpu.expired()) enforced.cpu_exhausted = true;
-            } else if (options.wall_time && fd == timer.fd() && !exited) {
-                // Init exiting in the same wakeup beat the deadline: it is not a timeout.
-                timer.expired(enforced);
+            } else if (key >= first_watcher_key && key - first_watcher_key < watchers.size()) {
+                watchers[key - first_watcher_key]->on_ready(exited, enforced);
             }
         }
         if (!exited) continue;
@@ -237,20 +164,11 @@ Result<ExitStatus> wait_for_exit(int pidfd, WaitOptions& options) {
             if (auto message = process::receive_message(sync); message && message->type == process::SyncType::exec_failed)
                 exec_error = message->error.message();
         }
-        // Before the exit status: a cause recorded now is in the record before record_exit reads it.
-        if (options.cpu_budget && cpu.exhausted_at_exit()) enforced.cpu_exhausted = true;
+        for (Watcher* watcher : watchers) watcher->on_init_exit(enforced);
         ExitStatus status = read_exit(pidfd, options);
         status.exec_error = exec_error;
-        if (options.pump) {
-            // The tail below the cap is never lost. With a pid namespace every writer died with init and EOF
-            // comes at once; a process that outlived init and keeps the pipe open idle gets a second. The
-            // byte past the cap may only be found here, after a workload that exited 0 (it still counts).
-            options.pump->drain(std::chrono::seconds(1));
-            status.stdout_bytes = options.pump->stdout_bytes();
-            status.stderr_bytes = options.pump->stderr_bytes();
-            enforced.output_exceeded = options.pump->exceeded();
-        }
         status.enforced = enforced;
+        for (Watcher* watcher : watchers) watcher->finish(status);
         return status;
     }
 }

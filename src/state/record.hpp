@@ -45,7 +45,7 @@ struct ExitRecord {
 // A stop husk decided on itself (the wall-time limit), recorded durably before the first signal is sent, so
 // the verdict survives a workload that exits politely and a monitor that dies right after (DESIGN.md §2).
 struct StopCause {
-    std::string reason;  // "timeout", "output-limit", "cpu-limit"
+    std::string reason;  // a limit's name in the table of stop reasons (monitor/stop_reasons.hpp)
     std::string detail;
     std::string at;      // RFC 3339
 };

@@ -1,30 +1,14 @@
-#include "container/verdict.hpp"
+#include "monitor/verdict.hpp"
 
 #include <cstring>
 
 #include "base/time.hpp"
+#include "monitor/limits.hpp"
 
-namespace husk::container {
+namespace husk::monitor {
 namespace {
 
-std::string timeout_reached(const StopPolicy& policy) {
-    return "wall-time limit " + (policy.timeout ? format_duration(*policy.timeout) : std::string("?")) + " reached";
-}
-
-// What actually happened after the deadline, from the monitor's own record of its actions.
-std::string timeout_outcome(const StopPolicy& policy, const monitor::Enforced& enforced) {
-    std::string text = timeout_reached(policy);
-    std::string grace = format_duration(policy.grace);
-    if (enforced.stop_signal_sent && enforced.killed)
-        return text + "; sent " + signal_label(policy.stop_signal) + ", killed after the " + grace + " grace";
-    if (enforced.stop_signal_sent) return text + "; sent " + signal_label(policy.stop_signal) +
-                                          ", init ended within the " + grace + " grace";
-    if (enforced.killed)
-        return text + (policy.grace.count() == 0 ? "; killed at once (kill-grace 0)" : "; killed");
-    return text + "; init ended before husk signalled it";
-}
-
-bool requested(const state::Record& record, const monitor::Enforced& enforced, int signal) {
+bool requested(const state::Record& record, const Enforced& enforced, int signal) {
     for (int s : record.kill_requests)
         if (s == signal) return true;
     return signal >= 1 && signal <= 64 && (enforced.forwarded & (std::uint64_t{1} << (signal - 1))) != 0;
@@ -37,17 +21,15 @@ std::string sender(const state::Record& record, int signal) {
     return "husk run (forwarded)";
 }
 
-}  // namespace
-
-StopPolicy stop_policy(const spec::HuskAnnotations& annotations) {
-    StopPolicy policy;
-    policy.timeout = annotations.timeout;
-    if (annotations.kill_grace) policy.grace = *annotations.kill_grace;
-    if (annotations.stop_signal) policy.stop_signal = *annotations.stop_signal;
-    policy.output_limit = annotations.output_limit;
-    policy.cpu_limit = annotations.cpu_limit;
-    return policy;
+// The first limit the monitor enforced, in the stop-reasons table's order.
+const Limit* first_enforced(const Enforced& enforced) {
+    for (const StopReason& entry : stop_reasons())
+        if (enforced.fired(entry.reason))
+            if (const Limit* limit = find_limit(entry.name)) return limit;
+    return nullptr;
 }
+
+}  // namespace
 
 std::string format_duration(std::chrono::milliseconds duration) {
     auto ms = duration.count();
@@ -78,17 +60,6 @@ bool is_stop_request(int signal) {
     }
 }
 
-state::StopCause timeout_cause(const StopPolicy& policy) {
-    state::StopCause cause;
-    cause.reason = "timeout";
-    cause.detail = timeout_reached(policy) + (policy.grace.count() == 0
-                                                  ? "; killing at once (kill-grace 0)"
-                                                  : "; sending " + signal_label(policy.stop_signal) +
-                                                        ", killing after a " + format_duration(policy.grace) + " grace");
-    cause.at = now_rfc3339_nano();
-    return cause;
-}
-
 std::string format_bytes(std::uint64_t bytes) {
     std::string exact = std::to_string(bytes) + " bytes";
     for (auto [unit, size] : {std::pair{"GiB", 1ull << 30}, std::pair{"MiB", 1ull << 20}, std::pair{"KiB", 1ull << 10}}) {
@@ -97,32 +68,10 @@ std::string format_bytes(std::uint64_t bytes) {
     return exact;
 }
 
-state::StopCause output_limit_cause(const StopPolicy& policy) {
-    state::StopCause cause;
-    cause.reason = "output-limit";
-    cause.detail = "stdout+stderr went past the output limit " + format_bytes(policy.output_limit.value_or(0)) +
-                   "; delivered up to the limit, killing the container";
-    cause.at = now_rfc3339_nano();
-    return cause;
-}
-
-state::StopCause cpu_limit_cause(const StopPolicy& policy, std::chrono::microseconds used) {
-    auto ms = [](std::chrono::microseconds us) {
-        return format_duration(std::chrono::duration_cast<std::chrono::milliseconds>(us));
-    };
-    state::StopCause cause;
-    cause.reason = "cpu-limit";
-    cause.detail = "CPU budget " + ms(policy.cpu_limit.value_or(std::chrono::microseconds(0))) + " used up (cpu.stat usage_usec +" +
-                   std::to_string(used.count()) + " since start); killing the container";
-    cause.at = now_rfc3339_nano();
-    return cause;
-}
-
 std::optional<int> limit_exit_status(std::string_view reason) {
-    if (reason == "timeout") return 124;
-    if (reason == "cpu-limit") return 123;
-    if (reason == "output-limit") return 122;
-    return std::nullopt;
+    const StopReason* entry = find_stop_reason(reason);
+    if (!entry || entry->limit_status == 0) return std::nullopt;
+    return entry->limit_status;
 }
 
 bool exited_after_limit(const state::ExitRecord& exit) {
@@ -135,38 +84,31 @@ int run_exit_status(const state::ExitRecord& exit) {
     return exit.code;
 }
 
-state::ExitRecord decide_exit(const monitor::ExitStatus& status, const state::Record& record,
+state::ExitRecord decide_exit(const ExitStatus& status, const state::Record& record,
                               const StopPolicy& policy, const CgroupFacts& facts) {
     state::ExitRecord exit;
     exit.finished = now_rfc3339_nano();
     exit.code = status.code;
     exit.signal = status.signal;
-    const monitor::Enforced& enforced = status.enforced;
+    const Enforced& enforced = status.enforced;
     if (!status.exec_error.empty()) {
-        exit.reason = "setup-failed";
+        exit.reason = reason_name(Reason::setup_failed);
         exit.detail = status.exec_error;
-    } else if (record.cause && record.cause->reason != "timeout") {
-        // The first limit recorded stays the reason, also when the wall-time limit fired while it was dying.
+    } else if (record.cause) {
+        // The first limit recorded stays the reason, also when another fired while the container was dying.
         exit.reason = record.cause->reason;
-        exit.detail = record.cause->detail;
-    } else if (enforced.timed_out || record.cause) {
-        exit.reason = "timeout";
-        exit.detail = enforced.timed_out ? timeout_outcome(policy, enforced) : record.cause->detail;
-        if (!status.known) exit.detail += "; the kernel did not report init's exit status (no PIDFD_INFO_EXIT)";
-    } else if (enforced.cpu_exhausted || enforced.output_exceeded) {
+        const Limit* limit = find_limit(record.cause->reason);
+        exit.detail = limit ? limit->detail(policy, status, &*record.cause) : record.cause->detail;
+    } else if (const Limit* limit = first_enforced(enforced)) {
         // The monitor enforced a limit but its cause is not in the record (the write failed, or the record was
         // deleted under `husk run`): the facts are the monitor's own.
-        exit.reason = enforced.cpu_exhausted ? "cpu-limit" : "output-limit";
-        exit.detail = enforced.cpu_exhausted
-                          ? "CPU budget " + format_duration(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                policy.cpu_limit.value_or(std::chrono::microseconds(0)))) +
-                                " used up; killing the container"
-                          : output_limit_cause(policy).detail;
+        exit.reason = reason_name(limit->reason);
+        exit.detail = limit->detail(policy, status, nullptr);
     } else if (!status.known) {
-        exit.reason = "unknown";
+        exit.reason = reason_name(Reason::unknown);
         exit.detail = "init was not our child and the kernel did not report its exit status (PIDFD_INFO_EXIT)";
     } else if (status.signal == SIGKILL && facts.oom_kills > 0) {
-        exit.reason = "oom";
+        exit.reason = reason_name(Reason::oom);
         std::string kills = "oom_kill +" + std::to_string(facts.oom_kills);
         // With memory.max at "max" the pressure came from an ancestor's limit or the whole machine.
         if (!facts.memory_max.empty() && facts.memory_max != "max")
@@ -176,20 +118,20 @@ state::ExitRecord decide_exit(const monitor::ExitStatus& status, const state::Re
                           (facts.memory_max.empty() ? std::string("unknown") : facts.memory_max) + ")";
     } else if (status.signal != 0) {
         if (requested(record, enforced, status.signal)) {
-            exit.reason = "killed";
+            exit.reason = reason_name(Reason::killed);
             exit.detail = "killed by " + signal_label(status.signal) + " sent by " + sender(record, status.signal);
         } else {
-            exit.reason = "signaled";
+            exit.reason = reason_name(Reason::signaled);
             exit.detail = "terminated by " + signal_label(status.signal) + " (signal " +
                           std::to_string(status.signal) + "), which husk did not send";
         }
     } else {
-        exit.reason = "exited";
+        exit.reason = reason_name(Reason::exited);
         exit.detail = "exit code " + std::to_string(status.code);
         // A workload that handles SIGTERM and exits stopped because it was asked to.
         for (int signal = 1; signal <= 64; ++signal) {
             if (!is_stop_request(signal) || !requested(record, enforced, signal)) continue;
-            exit.reason = "killed";
+            exit.reason = reason_name(Reason::killed);
             exit.detail = "exited with code " + std::to_string(status.code) + " after " + sender(record, signal) +
                           " sent " + signal_label(signal);
             break;
@@ -200,4 +142,4 @@ state::ExitRecord decide_exit(const monitor::ExitStatus& status, const state::Re
     return exit;
 }
 
-}  // namespace husk::container
+}  // namespace husk::monitor

@@ -1,9 +1,13 @@
-#include "container/verdict.hpp"
+#include "monitor/verdict.hpp"
+
+#include "monitor/cpu_limit.hpp"
+#include "monitor/output_limit.hpp"
+#include "monitor/timeout.hpp"
 
 #include <catch2/catch.hpp>
 
 using namespace husk;
-using namespace husk::container;
+using namespace husk::monitor;
 using std::chrono::milliseconds;
 
 namespace {
@@ -89,7 +93,7 @@ TEST_CASE("a timeout stays the reason whatever the workload did after the stop s
     record.kill_requests = {SIGKILL};  // even a later husk kill does not change why it stopped
     StopPolicy policy = timeout_policy(milliseconds(2000));
     auto polite = exited(0);
-    polite.enforced.timed_out = true;
+    polite.enforced.fire(Reason::timeout);
     polite.enforced.stop_signal_sent = true;
     auto e = decide_exit(polite, record, policy);
     CHECK(e.reason == "timeout");
@@ -104,7 +108,7 @@ TEST_CASE("a timeout stays the reason whatever the workload did after the stop s
           "wall-time limit 2s reached; sent SIGTERM, killed after the 5s grace");
 
     auto at_once = signaled(SIGKILL);
-    at_once.enforced.timed_out = true;
+    at_once.enforced.fire(Reason::timeout);
     at_once.enforced.killed = true;
     CHECK(decide_exit(at_once, record, timeout_policy(milliseconds(500), milliseconds(0))).detail ==
           "wall-time limit 500ms reached; killed at once (kill-grace 0)");
@@ -207,12 +211,12 @@ TEST_CASE("a limit the monitor enforced is the reason even when its cause never 
     policy.output_limit = 4096;
     policy.cpu_limit = std::chrono::microseconds(300000);
     auto flooded = exited(0);
-    flooded.enforced.output_exceeded = true;
+    flooded.enforced.fire(Reason::output_limit);
     auto e = decide_exit(flooded, state::Record{}, policy);
     CHECK(e.reason == "output-limit");
     CHECK(run_exit_status(e) == 122);
     auto spent = signaled(SIGKILL);
-    spent.enforced.cpu_exhausted = true;
+    spent.enforced.fire(Reason::cpu_limit);
     e = decide_exit(spent, state::Record{}, policy);
     CHECK(e.reason == "cpu-limit");
     CHECK(e.detail == "CPU budget 300ms used up; killing the container");
@@ -226,7 +230,7 @@ TEST_CASE("the first limit recorded stays the reason when the wall-time limit fi
     state::Record record;
     record.cause = output_limit_cause(policy);
     auto status = signaled(SIGKILL);
-    status.enforced.output_exceeded = true;
-    status.enforced.timed_out = true;
+    status.enforced.fire(Reason::output_limit);
+    status.enforced.fire(Reason::timeout);
     CHECK(decide_exit(status, record, policy).reason == "output-limit");
 }

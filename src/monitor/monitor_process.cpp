@@ -1,0 +1,71 @@
+#include "monitor/monitor_process.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <vector>
+
+#include "base/proc_stat.hpp"
+#include "base/sys.hpp"
+#include "monitor/limits.hpp"
+#include "monitor/record.hpp"
+
+namespace husk::monitor {
+namespace {
+
+// The monitor keeps only what it watches: stdio goes to /dev/null (the container's pipes must reach EOF when
+// the container ends, not when the monitor does) and every other inherited fd is closed.
+void detach(std::vector<int> keep) {
+    ::setsid();
+    for (int sig : {SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM, SIGUSR1, SIGUSR2}) ::signal(sig, SIG_IGN);
+    int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    for (int fd = 0; fd < 3; ++fd) ::dup2(null, fd);
+    keep.push_back(null);
+    std::sort(keep.begin(), keep.end());
+    int from = 3;
+    for (int fd : keep) {
+        if (fd >= from) {
+            if (fd > from) ::close_range(static_cast<unsigned>(from), static_cast<unsigned>(fd - 1), 0);
+            from = fd + 1;
+        }
+    }
+    ::close_range(static_cast<unsigned>(from), ~0u, 0);
+    ::close(null);
+}
+
+}  // namespace
+
+[[noreturn]] void run_monitor(const MonitorPlan& plan, process::Spawned init, Role role, int report,
+                              std::optional<OutputPlumbing> output) {
+    ::close(report);
+    std::vector<int> keep = {init.pidfd.get(), init.sync.get()};
+    if (output) {
+        output->pipes.stdout_write.reset();
+        output->pipes.stderr_write.reset();
+        for (const UniqueFd* fd : {&output->pipes.stdout_read, &output->pipes.stderr_read, &output->pipes.watch,
+                                   &output->stdout_out, &output->stderr_out})
+            keep.push_back(fd->get());
+    }
+    detach(std::move(keep));
+    WaitOptions options;
+    options.role = role;
+    options.sync = init.sync.get();
+    options.pid = init.pid;
+    add_limits(plan, init.pid, init.pidfd.get(), std::move(output), options);
+    if (auto stat = read_proc_stat(init.pid)) options.start_time = stat->start_time;
+    auto status = wait_for_exit(init.pidfd.get(), options);
+    record_exit(plan, init.pid, status ? *status : ExitStatus{});
+    ::_exit(0);
+}
+
+void kill_init(pid_t pid) {
+    int fd = sys::pidfd_open(pid, 0);
+    if (fd < 0) return;
+    sys::pidfd_send_signal(fd, SIGKILL);
+    ::close(fd);
+}
+
+}  // namespace husk::monitor

@@ -1,0 +1,104 @@
+#include "monitor/output_limit.hpp"
+
+#include <fcntl.h>
+
+#include <cerrno>
+#include <csignal>
+
+#include "base/time.hpp"
+#include "monitor/limits.hpp"
+#include "monitor/verdict.hpp"
+
+namespace husk::monitor {
+namespace {
+
+// The pump writes into pipes whose reader may go away: an EPIPE to handle, not a reason for the monitor to
+// die. Restored afterwards (`husk run` runs poststop hooks later, which must not inherit SIG_IGN).
+class IgnoredSigpipe {
+public:
+    IgnoredSigpipe() {
+        struct sigaction ignore{};
+        ignore.sa_handler = SIG_IGN;
+        ::sigaction(SIGPIPE, &ignore, &previous_);
+    }
+    ~IgnoredSigpipe() { ::sigaction(SIGPIPE, &previous_, nullptr); }
+    IgnoredSigpipe(const IgnoredSigpipe&) = delete;
+    IgnoredSigpipe& operator=(const IgnoredSigpipe&) = delete;
+
+private:
+    struct sigaction previous_{};
+};
+
+// The pump in the monitor's loop: its own epoll set, nested. Pumped while init lives, drained after the reap
+// (reap → drain → the caller reads the counters and writes the verdict; DESIGN.md §3).
+class OutputLimitWatcher : public Watcher {
+public:
+    template <typename... Args>
+    explicit OutputLimitWatcher(Args&&... args) : pump_(std::forward<Args>(args)...) {}
+
+    Result<int> open() override {
+        sigpipe_.emplace();
+        return pump_.fd();
+    }
+    void on_ready(bool, Enforced& enforced) override {
+        pump_.on_ready();
+        if (pump_.exceeded()) enforced.fire(Reason::output_limit);
+    }
+    void finish(ExitStatus& status) override {
+        // The tail below the cap is never lost. With a pid namespace every writer died with init and EOF comes at
+        // once; a process that outlived init and keeps the pipe open idle gets a second. The byte past the cap may
+        // only be found here, after a workload that exited 0 (it still counts).
+        pump_.drain(std::chrono::seconds(1));
+        status.stdout_bytes = pump_.stdout_bytes();
+        status.stderr_bytes = pump_.stderr_bytes();
+        if (pump_.exceeded()) status.enforced.fire(Reason::output_limit);
+        sigpipe_.reset();
+    }
+
+private:
+    OutputPump pump_;
+    std::optional<IgnoredSigpipe> sigpipe_;
+};
+
+}  // namespace
+
+Result<std::optional<OutputPlumbing>> open_output_plumbing(const StopPolicy& policy) {
+    if (!policy.output_limit) return std::optional<OutputPlumbing>{};
+    OutputPlumbing plumbing{TRY(open_pump_pipes()), {}, {}};
+    // Our own descriptions of the stdio we were given: the monitor's fds 0-2 go to /dev/null when it detaches.
+    plumbing.stdout_out.reset(::fcntl(1, F_DUPFD_CLOEXEC, 3));
+    if (!plumbing.stdout_out) return fail_sys(errno, "run.husk.output-limit: duplicate stdout");
+    plumbing.stderr_out.reset(::fcntl(2, F_DUPFD_CLOEXEC, 3));
+    if (!plumbing.stderr_out) return fail_sys(errno, "run.husk.output-limit: duplicate stderr");
+    return std::optional<OutputPlumbing>(std::move(plumbing));
+}
+
+state::StopCause output_limit_cause(const StopPolicy& policy) {
+    state::StopCause cause;
+    cause.reason = reason_name(Reason::output_limit);
+    cause.detail = "stdout+stderr went past the output limit " + format_bytes(policy.output_limit.value_or(0)) +
+                   "; delivered up to the limit, killing the container";
+    cause.at = now_rfc3339_nano();
+    return cause;
+}
+
+std::unique_ptr<Watcher> watch_output_limit(LimitSetup& setup) {
+    if (!setup.output) return nullptr;
+    OutputPlumbing& output = *setup.output;
+    output.pipes.stdout_write.reset();  // init has its own copies: EOF comes when the container is done
+    output.pipes.stderr_write.reset();
+    auto enforcer = setup.enforcer;
+    return std::make_unique<OutputLimitWatcher>(std::move(output.pipes), std::move(output.stdout_out),
+                                                std::move(output.stderr_out),
+                                                enforcer->policy().output_limit.value_or(0), [enforcer] {
+                                                    enforcer->record_cause(output_limit_cause(enforcer->policy()));
+                                                    enforcer->kill();
+                                                });
+}
+
+std::string output_limit_detail(const StopPolicy& policy, const ExitStatus&, const state::StopCause* recorded) {
+    if (recorded) return recorded->detail;
+    return output_limit_cause(policy).detail;
+}
+
+}  // namespace husk::monitor

@@ -1,0 +1,36 @@
+// The output cap as one of husk's limits (run.husk.output-limit): its plumbing, its cause and its watcher. The
+// pump itself is monitor/output_pump.hpp.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "husk/error.hpp"
+#include "husk/unique_fd.hpp"
+#include "monitor/output_pump.hpp"
+#include "monitor/policy.hpp"
+#include "monitor/watcher.hpp"
+#include "state/record.hpp"
+
+namespace husk::monitor {
+
+struct LimitSetup;
+
+// The pump's ends, opened before init is cloned: init gets the pipes' write ends as stdout/stderr, the monitor
+// keeps the read ends and the stdio husk was given.
+struct OutputPlumbing {
+    PumpPipes pipes;
+    UniqueFd stdout_out, stderr_out;
+};
+
+// Nothing when the policy has no output cap.
+Result<std::optional<OutputPlumbing>> open_output_plumbing(const StopPolicy& policy);
+
+// The container wrote past the output cap: output cut at the cap, the container is being killed.
+state::StopCause output_limit_cause(const StopPolicy& policy);
+
+std::unique_ptr<Watcher> watch_output_limit(LimitSetup& setup);
+std::string output_limit_detail(const StopPolicy& policy, const ExitStatus& status, const state::StopCause* recorded);
+
+}  // namespace husk::monitor

@@ -1,0 +1,39 @@
+// What the monitor enforces (the run.husk.* limits with their defaults) and where it records what it did: the
+// same for the detached monitor and `husk run`.
+#pragma once
+
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "cgroup/location.hpp"
+#include "spec/annotations.hpp"
+
+namespace husk::monitor {
+
+// run.husk.timeout, run.husk.kill-grace, run.husk.stop-signal, run.husk.output-limit, run.husk.cpu-limit
+// with their defaults (DESIGN.md §4).
+struct StopPolicy {
+    std::optional<std::chrono::milliseconds> timeout;
+    std::chrono::milliseconds grace{5000};
+    int stop_signal = SIGTERM;
+    std::optional<std::uint64_t> output_limit;           // bytes of stdout+stderr together
+    std::optional<std::chrono::microseconds> cpu_limit;  // CPU time of the whole cgroup
+};
+
+StopPolicy stop_policy(const spec::HuskAnnotations& annotations);
+
+struct MonitorPlan {
+    std::string state_path;
+    StopPolicy policy;
+    std::optional<cgroup::CgroupLocation> cgroup;  // nothing: the container has no cgroup
+    // memory.events oom_kill when the monitor began (a reused cgroup may have history); nothing without a
+    // memory controller. The verdict counts the rise from here.
+    std::optional<std::uint64_t> oom_kills_before;
+    // pids.events max then: forks refused at pids.max, reported as the factor `pids-limit`.
+    std::optional<std::uint64_t> pids_max_before;
+};
+
+}  // namespace husk::monitor

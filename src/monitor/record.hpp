@@ -1,0 +1,23 @@
+// What the monitor writes into the container's record (state.json), each time under the exclusive lock in one
+// atomic write: the cause of a stop it makes, before it acts, and the verdict once init has ended.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+
+#include "monitor/policy.hpp"
+#include "monitor/watcher.hpp"
+#include "state/record.hpp"
+
+namespace husk::monitor {
+
+// A no-op when a cause is recorded already (the first limit stays the reason), when the container was deleted,
+// or when the record now belongs to another container of the same id (its init is not `init`).
+void record_cause(const MonitorPlan& plan, pid_t init, const state::StopCause& cause);
+
+// Writes the verdict (decide_exit, with the cgroup's final counters) into the record. A no-op in the same cases.
+// Returns the verdict it decided, nothing when there was no record to decide on.
+std::optional<state::ExitRecord> record_exit(const MonitorPlan& plan, pid_t init, const ExitStatus& status);
+
+}  // namespace husk::monitor
