@@ -6,7 +6,6 @@
 #include "cgroup/limits.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include "cgroup/controller.hpp"
 #include "cgroup/unified.hpp"
