@@ -15,7 +15,6 @@
 #include "cgroup/device_filter.hpp"
 #include "cgroup/hierarchy.hpp"
 #include "cgroup/limits.hpp"
-#include "spec/annotations.hpp"
 #include "cgroup/resources_check.hpp"
 
 namespace husk::cgroup {
@@ -41,20 +40,19 @@ std::string parent_of(const std::string& path) {
 
 // One pass of mkdir -p, opening each level relative to the one above (cgroupfs has no symlinks, and
 // O_NOFOLLOW keeps it that way). Records what it made in `created`, relative to the root.
-Result<UniqueFd> try_make_path(int root_fd, const std::string& mount, const std::string& path,
-                               std::vector<std::string>& created) {
+Result<UniqueFd> try_make_path(int root_fd, const CgroupLocation& cgroup, std::vector<std::string>& created) {
     UniqueFd current;
     int parent = root_fd;
     std::string relative;
-    for (const std::string& name : components(path)) {
+    for (const std::string& name : components(cgroup.path)) {
         relative += (relative.empty() ? "" : "/") + name;
         if (::mkdirat(parent, name.c_str(), 0755) == 0) {
             if (std::find(created.begin(), created.end(), relative) == created.end()) created.push_back(relative);
         } else if (errno != EEXIST) {
-            return fail_sys(errno, "mkdir", mount + "/" + relative);
+            return fail_sys(errno, "mkdir", cgroup.mount + "/" + relative);
         }
         int fd = ::openat(parent, name.c_str(), O_DIRECTORY | O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0) return fail_sys(errno, "open", mount + "/" + relative);
+        if (fd < 0) return fail_sys(errno, "open", cgroup.mount + "/" + relative);
         current.reset(fd);
         parent = current.get();
     }
@@ -63,10 +61,9 @@ Result<UniqueFd> try_make_path(int root_fd, const std::string& mount, const std:
 
 // A concurrent remove_cgroup may rmdir an empty /husk/... ancestor between our mkdir and the next level
 // (ENOENT): start again, a few times.
-Result<UniqueFd> make_path(int root_fd, const std::string& mount, const std::string& path,
-                           std::vector<std::string>& created) {
+Result<UniqueFd> make_path(int root_fd, const CgroupLocation& cgroup, std::vector<std::string>& created) {
     for (int attempt = 1;; ++attempt) {
-        auto leaf = try_make_path(root_fd, mount, path, created);
+        auto leaf = try_make_path(root_fd, cgroup, created);
         if (leaf || leaf.error().err != ENOENT || attempt == 4) return leaf;
     }
 }
@@ -110,7 +107,8 @@ private:
 
 }  // namespace
 
-Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, std::string_view container_id, Manager manager) {
+Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, const spec::HuskAnnotations& husk,
+                                  std::string_view container_id, Manager manager) {
     static const spec::Resources no_resources;
     const spec::Resources& resources =
         spec.linux && spec.linux->resources ? *spec.linux->resources : no_resources;
@@ -126,20 +124,20 @@ Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, std::string_view conta
         return plan;
     }
 
-    plan.path = TRY(resolve_cgroup_path(spec.linux ? spec.linux->cgroups_path : std::string(), container_id));
+    plan.location.path = TRY(resolve_cgroup_path(spec.linux ? spec.linux->cgroups_path : std::string(), container_id));
     if (!resources.devices.empty()) {
         plan.device_program = TRY(compile_device_program(with_default_devices(resources.devices, spec)));
         plan.has_device_rules = true;
     }
-    plan.mount = TRY(find_v2_mount());
+    plan.location.mount = TRY(find_v2_mount());
     if (!requests.empty()) {
-        ControllerFacts facts = TRY(read_controller_facts(plan.mount));
+        ControllerFacts facts = TRY(read_controller_facts(plan.location.mount));
         TRY(check_resource_requests(requests, facts));
     }
     LimitOptions options;
-    options.oom_group = TRY(spec::parse_husk_annotations(spec.annotations)).oom_group.value_or(true);
+    options.oom_group = husk.oom_group.value_or(true);
     options.pids_reading = pids_limit_reading(spec.oci_version);
-    options.where = plan.mount + plan.path;
+    options.where = plan.location.where();
     plan.controllers = needed_controllers(TRY(plan_limits(resources, options)));
     plan.resources = resources;
     plan.oom_group = options.oom_group;
@@ -149,21 +147,22 @@ Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, std::string_view conta
 
 Result<Cgroup> create_cgroup(const CgroupPlan& plan) {
     if (plan.disabled()) return fail_msg("create cgroup: the cgroup manager is disabled");
-    TRY(validate_cgroup_path(plan.path));
-    UniqueFd root = TRY(open_v2_root(plan.mount));
-    std::string where = plan.mount + plan.path;
+    const CgroupLocation& location = plan.location;
+    TRY(validate_cgroup_path(location.path));
+    UniqueFd root = TRY(open_v2_root(location.mount));
+    std::string where = location.where();
 
     std::vector<std::string> created;
     Rollback rollback(root.get(), created);
-    UniqueFd leaf = TRY(make_path(root.get(), plan.mount, plan.path, created));
-    bool leaf_is_new = !created.empty() && created.back() == relative_to_root(plan.path);
+    UniqueFd leaf = TRY(make_path(root.get(), location, created));
+    bool leaf_is_new = !created.empty() && created.back() == relative_to_root(location.path);
     if (!leaf_is_new) {
         // cgroup.events "populated" covers descendants too: any live process below means someone uses it.
         std::string events = TRY(read_cgroup_file(leaf.get(), "cgroup.events", where));
         if (flat_keyed_value(events, "populated") != 0)
             return fail_msg("cgroup \"" + where + "\" already has processes; husk will not share it");
     }
-    TRY(enable_controllers(root.get(), plan.mount, plan.path, plan.controllers, usage_controllers));
+    TRY(enable_controllers(root.get(), location, plan.controllers, usage_controllers));
     LimitOptions options;
     options.oom_group = plan.oom_group;
     options.pids_reading = plan.pids_reading;
@@ -173,24 +172,25 @@ Result<Cgroup> create_cgroup(const CgroupPlan& plan) {
     TRY(apply_limits(leaf.get(), where, TRY(plan_limits(plan.resources, options))));
     if (plan.has_device_rules) TRY(attach_device_program(leaf.get(), plan.device_program, where));
     rollback.dismiss();
-    return Cgroup(std::move(leaf), plan.mount, plan.path, std::move(created));
+    return Cgroup(std::move(leaf), location, std::move(created));
 }
 
-Result<void> remove_cgroup(const std::string& mount, const std::string& path) {
-    TRY(validate_cgroup_path(path));
-    UniqueFd root = TRY(open_v2_root(mount));
-    TRY(remove_tree(root.get(), relative_to_root(path), mount + path));
+Result<void> remove_cgroup(const CgroupLocation& cgroup) {
+    TRY(validate_cgroup_path(cgroup.path));
+    UniqueFd root = TRY(open_v2_root(cgroup.mount));
+    TRY(remove_tree(root.get(), relative_to_root(cgroup.path), cgroup.where()));
     // Ancestors strictly inside /husk are husk's own; another container may still use them (EBUSY) or be
     // creating below them (create_cgroup retries), so stop quietly at the first that is not empty.
     std::string subtree = std::string(husk_subtree) + "/";
-    for (std::string dir = parent_of(path); dir.starts_with(subtree); dir = parent_of(dir))
+    for (std::string dir = parent_of(cgroup.path); dir.starts_with(subtree); dir = parent_of(dir))
         if (::unlinkat(root.get(), relative_to_root(dir).c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) break;
     return {};
 }
 
 Result<void> remove_cgroup(const Cgroup& cgroup) {
-    UniqueFd root = TRY(open_v2_root(cgroup.mount()));
-    TRY(remove_tree(root.get(), relative_to_root(cgroup.path()), cgroup.mount() + cgroup.path()));
+    const CgroupLocation& location = cgroup.location();
+    UniqueFd root = TRY(open_v2_root(location.mount));
+    TRY(remove_tree(root.get(), relative_to_root(location.path), location.where()));
     const std::vector<std::string>& created = cgroup.created();
     for (auto it = created.rbegin(); it != created.rend(); ++it)
         if (::unlinkat(root.get(), it->c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) break;

@@ -11,9 +11,11 @@
 #include <vector>
 
 #include "cgroup/limits.hpp"
+#include "cgroup/location.hpp"
 #include "husk/error.hpp"
 #include "husk/spec.hpp"
 #include "husk/unique_fd.hpp"
+#include "spec/annotations.hpp"
 
 namespace husk::cgroup {
 
@@ -24,8 +26,7 @@ enum class Manager { cgroupfs, disabled };
 // What create_cgroup needs, computed in the parent before anything is created.
 struct CgroupPlan {
     Manager manager = Manager::disabled;
-    std::string mount;  // the v2 mount point, e.g. "/sys/fs/cgroup/unified"; empty when disabled
-    std::string path;   // relative to the v2 root, always absolute form: "/husk/<id>"; empty when disabled
+    CgroupLocation location;  // mount and path both empty when disabled
     std::vector<bpf_insn> device_program;  // BPF_PROG_TYPE_CGROUP_DEVICE, compiled from linux.resources.devices
     bool has_device_rules = false;         // false: attach nothing (no rules = every device allowed, as runc)
     // linux.resources, planned in prepare (so every error that needs no cgroup comes before one exists) and
@@ -41,30 +42,30 @@ struct CgroupPlan {
 
 // Validates linux.cgroupsPath and linux.resources, finds the v2 mount and compiles the device program.
 // A limit whose controller the v2 hierarchy does not offer is an error naming the field and the controller
-// (and, on a hybrid host, that it is bound to cgroup v1); so is a field cgroup v2 cannot honour.
-Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, std::string_view container_id, Manager manager);
+// (and, on a hybrid host, that it is bound to cgroup v1); so is a field cgroup v2 cannot honour. `husk` is the
+// spec's run.husk.* annotations as create parsed them (run.husk.oom-group).
+Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, const spec::HuskAnnotations& husk,
+                                  std::string_view container_id, Manager manager);
 
 // A created cgroup. Owns a directory fd opened O_RDONLY (CLONE_INTO_CGROUP refuses an O_PATH fd).
 class Cgroup {
 public:
     int dir_fd() const noexcept { return dir_.get(); }
-    const std::string& mount() const noexcept { return mount_; }
-    const std::string& path() const noexcept { return path_; }  // relative to the v2 root, as stored in state
+    const CgroupLocation& location() const noexcept { return location_; }  // as stored in state
     // Directories create_cgroup made (relative to the mount, parents first); the leaf is last when created.
     const std::vector<std::string>& created() const noexcept { return created_; }
 
 private:
     friend Result<Cgroup> create_cgroup(const CgroupPlan& plan);
-    Cgroup(UniqueFd dir, std::string mount, std::string path, std::vector<std::string> created)
-        : dir_(std::move(dir)), mount_(std::move(mount)), path_(std::move(path)), created_(std::move(created)) {}
+    Cgroup(UniqueFd dir, CgroupLocation location, std::vector<std::string> created)
+        : dir_(std::move(dir)), location_(std::move(location)), created_(std::move(created)) {}
 
     UniqueFd dir_;
-    std::string mount_;
-    std::string path_;
+    CgroupLocation location_;
     std::vector<std::string> created_;
 };
 
-// mkdir -p of plan.path under plan.mount; enables plan.controllers (and, best effort, the usage controllers)
+// mkdir -p of the planned path under the v2 mount; enables plan.controllers (and, best effort, the usage controllers)
 // in cgroup.subtree_control of every ancestor; writes and reads back each limit; then loads and attaches the
 // device program (BPF_CGROUP_DEVICE, BPF_F_ALLOW_MULTI). An existing leaf is reused only when no process
 // lives in it (runc refuses too). On failure every directory it made is removed again (controllers enabled
@@ -74,28 +75,28 @@ Result<Cgroup> create_cgroup(const CgroupPlan& plan);
 // Removes the leaf (and any child cgroups the container made), retrying briefly while exiting processes
 // still hold it (EBUSY); then removes ancestors that became empty, but only strictly below husk's own
 // "/husk" subtree. A leaf that is already gone is not an error.
-Result<void> remove_cgroup(const std::string& mount, const std::string& path);
+Result<void> remove_cgroup(const CgroupLocation& cgroup);
 // Rollback after a failed create: removes the leaf and exactly the ancestors create_cgroup made, if empty.
 Result<void> remove_cgroup(const Cgroup& cgroup);
 
 // The pids in the cgroup's own cgroup.procs (not its descendants).
-Result<std::vector<pid_t>> read_procs(const std::string& mount, const std::string& path);
+Result<std::vector<pid_t>> read_procs(const CgroupLocation& cgroup);
 
 // The pids of the cgroup and all its descendants (what `husk ps` lists).
-Result<std::vector<pid_t>> read_all_procs(const std::string& mount, const std::string& path);
+Result<std::vector<pid_t>> read_all_procs(const CgroupLocation& cgroup);
 
 // Signals every process of the cgroup and its descendants. SIGKILL uses cgroup.kill when the kernel has it;
 // otherwise the cgroup is frozen, each process signalled through a pidfd, and thawed again (unless it was
 // frozen before), so nothing can fork away in between. A pid is signalled only while /proc/PID/cgroup still
-// puts it inside path.
-Result<void> kill_all(const std::string& mount, const std::string& path, int signal);
+// puts it inside the cgroup's path.
+Result<void> kill_all(const CgroupLocation& cgroup, int signal);
 
 // Writes cgroup.freeze and waits until cgroup.events reports the new state. A freeze that does not settle
 // within the timeout is undone (best effort) and reported as ETIMEDOUT.
-Result<void> set_frozen(const std::string& mount, const std::string& path, bool frozen,
+Result<void> set_frozen(const CgroupLocation& cgroup, bool frozen,
                         std::chrono::milliseconds timeout = std::chrono::seconds(5));
 // True when husk (or anyone) asked the cgroup itself to be frozen (cgroup.freeze is 1).
-Result<bool> is_frozen(const std::string& mount, const std::string& path);
+Result<bool> is_frozen(const CgroupLocation& cgroup);
 
 // The mount point of the first cgroup2 mount in /proc/self/mountinfo.
 Result<std::string> find_v2_mount();

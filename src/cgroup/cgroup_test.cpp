@@ -28,18 +28,18 @@ int parent_and_grandchild() {
 }
 
 // Polls until the cgroup has no process left, or two seconds passed.
-bool becomes_empty(const std::string& mount, const std::string& path) {
+bool becomes_empty(const CgroupLocation& cgroup) {
     for (int i = 0; i < 200; ++i) {
-        auto procs = read_procs(mount, path);
+        auto procs = read_procs(cgroup);
         if (procs && procs->empty()) return true;
         std::this_thread::sleep_for(10ms);
     }
     return false;
 }
 
-std::size_t procs_count(const std::string& mount, const std::string& path) {
+std::size_t procs_count(const CgroupLocation& cgroup) {
     for (int i = 0; i < 200; ++i) {  // the grandchild appears a moment after the child starts
-        auto procs = read_procs(mount, path);
+        auto procs = read_procs(cgroup);
         if (procs && procs->size() >= 2) return procs->size();
         std::this_thread::sleep_for(10ms);
     }
@@ -52,7 +52,7 @@ TEST_CASE("create_cgroup makes the nested path and remove_cgroup(Cgroup) leaves 
     testing::ScratchCgroups scratch;
     auto cgroup = create_cgroup(scratch.plan("a/b/c"));
     REQUIRE(cgroup);
-    CHECK(cgroup->path() == scratch.path("a/b/c"));
+    CHECK(cgroup->location().path == scratch.path("a/b/c"));
     CHECK(exists(scratch.host_path("a/b/c/cgroup.procs")));
     CHECK(cgroup->created().size() == 4);  // the scratch root, a, a/b, a/b/c
     REQUIRE(remove_cgroup(*cgroup));
@@ -64,10 +64,10 @@ TEST_CASE("remove_cgroup removes the leaf and its child cgroups but not ancestor
     auto cgroup = create_cgroup(scratch.plan("a/b"));
     REQUIRE(cgroup);
     REQUIRE(::mkdir(scratch.host_path("a/b/inner").c_str(), 0755) == 0);  // as a container with cgroupns might
-    REQUIRE(remove_cgroup(scratch.mount(), scratch.path("a/b")));
+    REQUIRE(remove_cgroup({scratch.mount(), scratch.path("a/b")}));
     CHECK_FALSE(exists(scratch.host_path("a/b")));
     CHECK(exists(scratch.host_path("a")));
-    CHECK(remove_cgroup(scratch.mount(), scratch.path("a/b")));  // already gone: fine
+    CHECK(remove_cgroup({scratch.mount(), scratch.path("a/b")}));  // already gone: fine
 }
 
 TEST_CASE("remove_cgroup removes empty ancestors below /husk but keeps /husk", "[cgroup]") {
@@ -76,11 +76,11 @@ TEST_CASE("remove_cgroup removes empty ancestors below /husk but keeps /husk", "
     bool husk_existed = exists(mount + "/husk");
     CgroupPlan plan;
     plan.manager = Manager::cgroupfs;
-    plan.mount = mount;
-    plan.path = tenant + "/c1";
+    plan.location.mount = mount;
+    plan.location.path = tenant + "/c1";
     auto cgroup = create_cgroup(plan);
     REQUIRE(cgroup);
-    CHECK(remove_cgroup(mount, plan.path));
+    CHECK(remove_cgroup(plan.location));
     CHECK_FALSE(exists(mount + tenant));
     CHECK(exists(mount + "/husk"));
     if (!husk_existed) ::rmdir((mount + "/husk").c_str());
@@ -121,13 +121,13 @@ TEST_CASE("kill_all with SIGKILL empties the cgroup and remove_cgroup waits out 
     auto cgroup = create_cgroup(scratch.plan("kill"));
     REQUIRE(cgroup);
     auto child = testing::spawn_in_cgroup(cgroup->dir_fd(), parent_and_grandchild);
-    REQUIRE(procs_count(scratch.mount(), cgroup->path()) == 2);
-    REQUIRE(kill_all(scratch.mount(), cgroup->path(), SIGKILL));
+    REQUIRE(procs_count(cgroup->location()) == 2);
+    REQUIRE(kill_all(cgroup->location(), SIGKILL));
     int status = child.wait();
     CHECK(WIFSIGNALED(status));
     CHECK(WTERMSIG(status) == SIGKILL);
-    CHECK(becomes_empty(scratch.mount(), cgroup->path()));
-    CHECK(remove_cgroup(scratch.mount(), cgroup->path()));
+    CHECK(becomes_empty(cgroup->location()));
+    CHECK(remove_cgroup(cgroup->location()));
     CHECK_FALSE(exists(scratch.host_path("kill")));
 }
 
@@ -136,13 +136,13 @@ TEST_CASE("kill_all with another signal reaches every process and leaves the cgr
     auto cgroup = create_cgroup(scratch.plan("term"));
     REQUIRE(cgroup);
     auto child = testing::spawn_in_cgroup(cgroup->dir_fd(), parent_and_grandchild);
-    REQUIRE(procs_count(scratch.mount(), cgroup->path()) == 2);
-    REQUIRE(kill_all(scratch.mount(), cgroup->path(), SIGTERM));
-    CHECK_FALSE(is_frozen(scratch.mount(), cgroup->path()).value());
+    REQUIRE(procs_count(cgroup->location()) == 2);
+    REQUIRE(kill_all(cgroup->location(), SIGTERM));
+    CHECK_FALSE(is_frozen(cgroup->location()).value());
     int status = child.wait();
     CHECK(WIFSIGNALED(status));
     CHECK(WTERMSIG(status) == SIGTERM);
-    CHECK(becomes_empty(scratch.mount(), cgroup->path()));
+    CHECK(becomes_empty(cgroup->location()));
 }
 
 TEST_CASE("kill_all keeps a frozen cgroup frozen; a handled signal runs on thaw", "[cgroup]") {
@@ -154,17 +154,17 @@ TEST_CASE("kill_all keeps a frozen cgroup frozen; a handled signal runs on thaw"
         ::signal(SIGUSR1, [](int) { ::_exit(42); });
         return parent_and_grandchild();
     });
-    REQUIRE(procs_count(scratch.mount(), cgroup->path()) == 2);
-    REQUIRE(set_frozen(scratch.mount(), cgroup->path(), true));
-    REQUIRE(kill_all(scratch.mount(), cgroup->path(), SIGUSR1));
-    CHECK(is_frozen(scratch.mount(), cgroup->path()).value());
+    REQUIRE(procs_count(cgroup->location()) == 2);
+    REQUIRE(set_frozen(cgroup->location(), true));
+    REQUIRE(kill_all(cgroup->location(), SIGUSR1));
+    CHECK(is_frozen(cgroup->location()).value());
     std::this_thread::sleep_for(50ms);
-    CHECK(read_procs(scratch.mount(), cgroup->path()).value().size() == 2);
-    REQUIRE(set_frozen(scratch.mount(), cgroup->path(), false));
+    CHECK(read_procs(cgroup->location()).value().size() == 2);
+    REQUIRE(set_frozen(cgroup->location(), false));
     int status = child.wait();
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 42);
-    CHECK(becomes_empty(scratch.mount(), cgroup->path()));
+    CHECK(becomes_empty(cgroup->location()));
 }
 
 TEST_CASE("set_frozen freezes and thaws a running child and cgroup.events agrees", "[cgroup]") {
@@ -175,13 +175,13 @@ TEST_CASE("set_frozen freezes and thaws a running child and cgroup.events agrees
         for (;;) ::sched_yield();  // busy, so the freezer has something running to stop
         return 0;
     });
-    CHECK_FALSE(is_frozen(scratch.mount(), cgroup->path()).value());
-    REQUIRE(set_frozen(scratch.mount(), cgroup->path(), true));
-    CHECK(is_frozen(scratch.mount(), cgroup->path()).value());
+    CHECK_FALSE(is_frozen(cgroup->location()).value());
+    REQUIRE(set_frozen(cgroup->location(), true));
+    CHECK(is_frozen(cgroup->location()).value());
     std::string events = husk::read_file(scratch.host_path("freeze/cgroup.events")).value();
     CHECK(flat_keyed_value(events, "frozen") == 1);
-    REQUIRE(set_frozen(scratch.mount(), cgroup->path(), false));
-    CHECK_FALSE(is_frozen(scratch.mount(), cgroup->path()).value());
+    REQUIRE(set_frozen(cgroup->location(), false));
+    CHECK_FALSE(is_frozen(cgroup->location()).value());
     events = husk::read_file(scratch.host_path("freeze/cgroup.events")).value();
     CHECK(flat_keyed_value(events, "frozen") == 0);
 }
@@ -190,18 +190,18 @@ TEST_CASE("read_procs lists the pids of the cgroup", "[cgroup]") {
     testing::ScratchCgroups scratch;
     auto cgroup = create_cgroup(scratch.plan("procs"));
     REQUIRE(cgroup);
-    CHECK(read_procs(scratch.mount(), cgroup->path()).value().empty());
+    CHECK(read_procs(cgroup->location()).value().empty());
     auto child = testing::spawn_in_cgroup(cgroup->dir_fd(), [] {
         ::pause();
         return 0;
     });
-    CHECK(read_procs(scratch.mount(), cgroup->path()).value() == std::vector<pid_t>{child.pid()});
+    CHECK(read_procs(cgroup->location()).value() == std::vector<pid_t>{child.pid()});
 }
 
 TEST_CASE("operations refuse paths that are not clean absolute cgroup paths", "[cgroup]") {
     auto mount = find_v2_mount().value();
-    CHECK_FALSE(remove_cgroup(mount, "/husk/../.."));
-    CHECK_FALSE(kill_all(mount, "/", SIGKILL));
-    CHECK_FALSE(read_procs(mount, "relative"));
-    CHECK_FALSE(remove_cgroup("/tmp", "/husk/x"));
+    CHECK_FALSE(remove_cgroup({mount, "/husk/../.."}));
+    CHECK_FALSE(kill_all({mount, "/"}, SIGKILL));
+    CHECK_FALSE(read_procs({mount, "relative"}));
+    CHECK_FALSE(remove_cgroup({"/tmp", "/husk/x"}));
 }

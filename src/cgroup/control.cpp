@@ -123,25 +123,25 @@ Result<void> freeze_at(int dir_fd, bool frozen, std::chrono::milliseconds timeou
 
 }  // namespace
 
-Result<std::vector<pid_t>> read_procs(const std::string& mount, const std::string& path) {
-    UniqueFd dir = TRY(open_cgroup_dir(mount, path));
-    std::string where = mount + path;
+Result<std::vector<pid_t>> read_procs(const CgroupLocation& cgroup) {
+    UniqueFd dir = TRY(open_cgroup_dir(cgroup));
+    std::string where = cgroup.where();
     std::string text = TRY(read_cgroup_file(dir.get(), "cgroup.procs", where));
     std::vector<pid_t> pids;
     TRY(parse_procs(text, pids, where));
     return pids;
 }
 
-Result<std::vector<pid_t>> read_all_procs(const std::string& mount, const std::string& path) {
-    UniqueFd dir = TRY(open_cgroup_dir(mount, path));
+Result<std::vector<pid_t>> read_all_procs(const CgroupLocation& cgroup) {
+    UniqueFd dir = TRY(open_cgroup_dir(cgroup));
     std::vector<pid_t> pids;
-    TRY(collect_pids(dir.get(), mount + path, pids));
+    TRY(collect_pids(dir.get(), cgroup.where(), pids));
     return pids;
 }
 
-Result<void> kill_all(const std::string& mount, const std::string& path, int signal) {
-    UniqueFd dir = TRY(open_cgroup_dir(mount, path));
-    std::string where = mount + path;
+Result<void> kill_all(const CgroupLocation& cgroup, int signal) {
+    UniqueFd dir = TRY(open_cgroup_dir(cgroup));
+    std::string where = cgroup.where();
     // cgroup.kill (Linux 5.14) kills the whole subtree atomically, forks in flight included.
     if (signal == SIGKILL && ::faccessat(dir.get(), "cgroup.kill", F_OK, 0) == 0)
         return write_cgroup_file(dir.get(), "cgroup.kill", "1", where);
@@ -152,7 +152,7 @@ Result<void> kill_all(const std::string& mount, const std::string& path, int sig
     bool has_freezer = ::faccessat(dir.get(), "cgroup.freeze", F_OK, 0) == 0;
     bool froze = false;
     if (has_freezer && !TRY(read_freeze(dir.get(), where))) froze = freeze_at(dir.get(), true, 5s, where).has_value();
-    auto signalled = signal_each(dir.get(), path, where, signal);
+    auto signalled = signal_each(dir.get(), cgroup.path, where, signal);
     if (froze) {
         auto thawed = freeze_at(dir.get(), false, 5s, where);
         if (signalled && !thawed) return thawed;
@@ -160,15 +160,14 @@ Result<void> kill_all(const std::string& mount, const std::string& path, int sig
     return signalled;
 }
 
-Result<void> set_frozen(const std::string& mount, const std::string& path, bool frozen,
-                        std::chrono::milliseconds timeout) {
-    UniqueFd dir = TRY(open_cgroup_dir(mount, path));
-    return freeze_at(dir.get(), frozen, timeout, mount + path);
+Result<void> set_frozen(const CgroupLocation& cgroup, bool frozen, std::chrono::milliseconds timeout) {
+    UniqueFd dir = TRY(open_cgroup_dir(cgroup));
+    return freeze_at(dir.get(), frozen, timeout, cgroup.where());
 }
 
-Result<bool> is_frozen(const std::string& mount, const std::string& path) {
-    UniqueFd dir = TRY(open_cgroup_dir(mount, path));
-    return read_freeze(dir.get(), mount + path);
+Result<bool> is_frozen(const CgroupLocation& cgroup) {
+    UniqueFd dir = TRY(open_cgroup_dir(cgroup));
+    return read_freeze(dir.get(), cgroup.where());
 }
 
 }  // namespace husk::cgroup

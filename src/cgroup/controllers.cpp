@@ -37,10 +37,10 @@ Result<void> enable_required(int dir_fd, const std::string& where, const std::ve
 
 }  // namespace
 
-Result<void> enable_controllers(int root_fd, const std::string& mount, const std::string& path,
+Result<void> enable_controllers(int root_fd, const CgroupLocation& cgroup,
                                 const std::vector<std::string>& required, const std::vector<std::string>& best_effort) {
-    for (const std::string& relative : ancestors(path)) {
-        std::string where = relative == "." ? mount : mount + "/" + relative;
+    for (const std::string& relative : ancestors(cgroup.path)) {
+        std::string where = relative == "." ? cgroup.mount : cgroup.mount + "/" + relative;
         int fd = ::openat(root_fd, relative.c_str(), O_DIRECTORY | O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) return fail_sys(errno, "open", where);
         UniqueFd dir(fd);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cgroup/location.hpp"
 #include "husk/error.hpp"
 
 namespace husk::cgroup {
@@ -13,11 +14,11 @@ namespace husk::cgroup {
 // cpu.stat, io.stat) exist even without limits.
 inline const std::vector<std::string> usage_controllers = {"memory", "pids", "cpu", "io"};
 
-// Writes "+<controller>" to cgroup.subtree_control of each ancestor of path, from the v2 root (root_fd) down
+// Writes "+<controller>" to cgroup.subtree_control of each ancestor of the cgroup, from the v2 root (root_fd) down
 // to the leaf's parent; never the leaf's own. `required` ones fail the call, naming the cgroup (EBUSY: the
 // "no internal processes" rule); `best_effort` ones are enabled where that cgroup's cgroup.controllers lists
 // them, ignoring errors. Nothing is disabled again: other cgroups below may rely on it.
-Result<void> enable_controllers(int root_fd, const std::string& mount, const std::string& path,
+Result<void> enable_controllers(int root_fd, const CgroupLocation& cgroup,
                                 const std::vector<std::string>& required, const std::vector<std::string>& best_effort);
 
 }  // namespace husk::cgroup

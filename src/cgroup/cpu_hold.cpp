@@ -45,10 +45,10 @@ std::optional<std::string> held_cpu_max(std::string_view current, std::chrono::m
     return std::to_string(std::min(*quota, want)) + " " + std::to_string(*period);
 }
 
-std::optional<CpuHold> CpuHold::open(const std::string& mount, const std::string& path) {
-    auto dir = open_cgroup_dir(mount, path);
+std::optional<CpuHold> CpuHold::open(const CgroupLocation& cgroup) {
+    auto dir = open_cgroup_dir(cgroup);
     if (!dir || !file_exists(dir->get(), "cpu.max")) return std::nullopt;
-    return CpuHold(std::move(*dir), mount + path);
+    return CpuHold(std::move(*dir), cgroup.where());
 }
 
 Result<void> CpuHold::hold(std::chrono::microseconds left) {

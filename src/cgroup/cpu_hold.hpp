@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "cgroup/location.hpp"
 #include "husk/error.hpp"
 #include "husk/unique_fd.hpp"
 
@@ -24,7 +25,7 @@ std::optional<std::string> held_cpu_max(std::string_view current, std::chrono::m
 class CpuHold {
 public:
     // Nothing when the cgroup has no cpu.max (no cpu controller there, as on a hybrid host).
-    static std::optional<CpuHold> open(const std::string& mount, const std::string& path);
+    static std::optional<CpuHold> open(const CgroupLocation& cgroup);
 
     // Writes held_cpu_max(left), after cpu.max.burst 0 (a burst would be added to the quota at each refill).
     // What was there before the first hold is kept to be put back; a value someone else wrote since the last

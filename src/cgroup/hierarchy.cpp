@@ -126,11 +126,11 @@ Result<UniqueFd> open_v2_root(const std::string& mount) {
     return fd;
 }
 
-Result<UniqueFd> open_cgroup_dir(const std::string& mount, const std::string& path) {
-    TRY(validate_cgroup_path(path));
-    UniqueFd root = TRY(open_v2_root(mount));
-    int fd = ::openat(root.get(), relative_to_root(path).c_str(), O_DIRECTORY | O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return fail_sys(errno, "open", mount + path);
+Result<UniqueFd> open_cgroup_dir(const CgroupLocation& cgroup) {
+    TRY(validate_cgroup_path(cgroup.path));
+    UniqueFd root = TRY(open_v2_root(cgroup.mount));
+    int fd = ::openat(root.get(), relative_to_root(cgroup.path).c_str(), O_DIRECTORY | O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return fail_sys(errno, "open", cgroup.where());
     return UniqueFd(fd);
 }
 

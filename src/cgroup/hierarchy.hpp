@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cgroup/location.hpp"
 #include "husk/error.hpp"
 #include "husk/unique_fd.hpp"
 
@@ -28,8 +29,8 @@ Result<std::string> parse_v2_mount(std::string_view mountinfo);
 // Opens the mount directory (O_DIRECTORY|O_RDONLY) and proves with fstatfs that it is cgroup2.
 Result<UniqueFd> open_v2_root(const std::string& mount);
 
-// Opens mount + path as a directory on cgroup2, for CLONE_INTO_CGROUP and *at() calls.
-Result<UniqueFd> open_cgroup_dir(const std::string& mount, const std::string& path);
+// Opens the cgroup's directory, checked to be on cgroup2, for CLONE_INTO_CGROUP and *at() calls.
+Result<UniqueFd> open_cgroup_dir(const CgroupLocation& cgroup);
 
 // Reads or writes an interface file ("cgroup.procs") of the cgroup open at dir_fd; `where` (mount + path)
 // names it in errors. Writes are one write(2), as cgroupfs expects.

@@ -10,8 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include "cgroup/location.hpp"
 #include "husk/error.hpp"
 #include "husk/spec.hpp"
+#include "spec/annotations.hpp"
 
 namespace husk::cgroup {
 
@@ -74,8 +76,9 @@ Result<void> apply_limits(int dir_fd, const std::string& where, const std::vecto
 // container's eBPF device program (the spec rules plus the default allow list and container_spec's
 // linux.devices): the new program is attached before the old one is detached. Fails closed like create when
 // a controller is missing; nothing changes when validation fails. memory.checkBeforeUpdate refuses a memory
-// limit below the current usage (memory.current), as runc does.
-Result<void> update_cgroup(const std::string& mount, const std::string& path, const spec::Resources& resources,
-                           const spec::Spec& container_spec);
+// limit below the current usage (memory.current), as runc does. `husk` is container_spec's run.husk.*
+// annotations, parsed by the caller (run.husk.oom-group).
+Result<void> update_cgroup(const CgroupLocation& cgroup, const spec::Resources& resources,
+                           const spec::Spec& container_spec, const spec::HuskAnnotations& husk);
 
 }  // namespace husk::cgroup

@@ -61,7 +61,7 @@ TEST_CASE("create_cgroup enables hugetlb down the tree and reads back hugetlb.2M
         WARN("no hugetlb controller with 2MB pages in the v2 hierarchy");  // Catch2 2.13 has no SKIP
         return;
     }
-    auto plan = prepare_cgroup(spec_at(scratch.path("a/c1"), huge_pages(5 << 20)), "c1", Manager::cgroupfs);
+    auto plan = prepare_cgroup(spec_at(scratch.path("a/c1"), huge_pages(5 << 20)), {}, "c1", Manager::cgroupfs);
     REQUIRE(plan);
     CHECK(plan->controllers == std::vector<std::string>{"hugetlb"});
     auto cgroup = create_cgroup(*plan);
@@ -84,7 +84,7 @@ TEST_CASE("a unified key that is no file of the new cgroup fails create and leav
         WARN("no hugetlb controller in the v2 hierarchy");  // Catch2 2.13 has no SKIP
         return;
     }
-    auto plan = prepare_cgroup(spec_at(scratch.path("c1"), r), "c1", Manager::cgroupfs);
+    auto plan = prepare_cgroup(spec_at(scratch.path("c1"), r), {}, "c1", Manager::cgroupfs);
     REQUIRE(plan);
     auto cgroup = create_cgroup(*plan);
     REQUIRE_FALSE(cgroup);
@@ -101,7 +101,7 @@ TEST_CASE("a value the kernel refuses fails create naming field and file, and ro
     }
     spec::Resources r;
     r.unified["hugetlb.2MB.max"] = "lots";
-    auto plan = prepare_cgroup(spec_at(scratch.path("c1"), r), "c1", Manager::cgroupfs);
+    auto plan = prepare_cgroup(spec_at(scratch.path("c1"), r), {}, "c1", Manager::cgroupfs);
     REQUIRE(plan);
     auto cgroup = create_cgroup(*plan);
     REQUIRE_FALSE(cgroup);
@@ -122,7 +122,7 @@ TEST_CASE("a parent with processes of its own cannot hand down a controller (no 
         ::pause();
         return 0;
     });
-    auto plan = prepare_cgroup(spec_at(scratch.path("busy/c1"), huge_pages(2 << 20)), "c1", Manager::cgroupfs);
+    auto plan = prepare_cgroup(spec_at(scratch.path("busy/c1"), huge_pages(2 << 20)), {}, "c1", Manager::cgroupfs);
     REQUIRE(plan);
     auto cgroup = create_cgroup(*plan);
     REQUIRE_FALSE(cgroup);
@@ -141,7 +141,7 @@ TEST_CASE("update_cgroup changes a live limit and replaces the device program", 
     spec::Resources r = huge_pages(2 << 20);
     r.devices.push_back({false, "a", {}, {}, "rwm"});
     spec::Spec container = spec_at(scratch.path("c1"), r);
-    auto plan = prepare_cgroup(container, "c1", Manager::cgroupfs);
+    auto plan = prepare_cgroup(container, {}, "c1", Manager::cgroupfs);
     REQUIRE(plan);
     auto cgroup = create_cgroup(*plan);
     REQUIRE(cgroup);
@@ -150,7 +150,7 @@ TEST_CASE("update_cgroup changes a live limit and replaces the device program", 
     spec::Resources change = huge_pages(8 << 20);
     change.devices = r.devices;
     change.devices.push_back({true, "c", 1, 11, "r"});
-    auto updated = update_cgroup(scratch.mount(), cgroup->path(), change, container);
+    auto updated = update_cgroup(cgroup->location(), change, container, {});
     if (!updated) FAIL(updated.error().message());
     CHECK(read_text(scratch.host_path("c1/hugetlb.2MB.max")) == "8388608\n");
     // Both programs would have to allow it: this opens only if the old one was detached.
@@ -161,7 +161,7 @@ TEST_CASE("update_cgroup changes a live limit and replaces the device program", 
     refused.memory.emplace();
     refused.memory->limit = 1 << 20;
     refused.memory->swap = 1 << 10;
-    auto failed = update_cgroup(scratch.mount(), cgroup->path(), refused, container);
+    auto failed = update_cgroup(cgroup->location(), refused, container, {});
     REQUIRE_FALSE(failed);
     CHECK(failed.error().message().starts_with("linux.resources.memory."));
     CHECK(read_text(scratch.host_path("c1/hugetlb.2MB.max")) == "8388608\n");

@@ -5,64 +5,12 @@
 #include <sstream>
 
 #include "base/fs.hpp"
+#include "cgroup/controller.hpp"
 #include "cgroup/hierarchy.hpp"
 #include "cgroup/unified.hpp"
 
 namespace husk::cgroup {
 namespace {
-
-constexpr const char* prefix = "linux.resources.";
-
-// Collects requests in the order config-linux.md lists the fields.
-class Requests {
-public:
-    void add(const std::string& field, const char* controller) { list_.push_back({prefix + field, controller, false}); }
-    template <typename T>
-    void add_if(const std::optional<T>& value, const std::string& field, const char* controller) {
-        if (value) add(field, controller);
-    }
-    void add_v1_only(const std::string& field) { list_.push_back({prefix + field, "", true}); }
-    std::vector<ResourceRequest> take() { return std::move(list_); }
-
-private:
-    std::vector<ResourceRequest> list_;
-};
-
-void list_memory(const spec::MemoryResources& memory, Requests& out) {
-    out.add_if(memory.limit, "memory.limit", "memory");
-    out.add_if(memory.reservation, "memory.reservation", "memory");
-    out.add_if(memory.swap, "memory.swap", "memory");
-    out.add_if(memory.kernel, "memory.kernel", "memory");
-    out.add_if(memory.kernel_tcp, "memory.kernelTCP", "memory");
-    out.add_if(memory.swappiness, "memory.swappiness", "memory");
-    // false asks for the default; true cannot be done on v2 (there is no switch for the OOM killer).
-    if (memory.disable_oom_killer.value_or(false)) out.add("memory.disableOOMKiller", "memory");
-    // v2 is always hierarchical: true is the default, false cannot be honoured.
-    if (!memory.use_hierarchy.value_or(true)) out.add("memory.useHierarchy", "memory");
-    // checkBeforeUpdate only changes how `update` behaves: nothing to apply at create.
-}
-
-void list_cpu(const spec::CpuResources& cpu, Requests& out) {
-    out.add_if(cpu.shares, "cpu.shares", "cpu");
-    out.add_if(cpu.quota, "cpu.quota", "cpu");
-    out.add_if(cpu.burst, "cpu.burst", "cpu");
-    out.add_if(cpu.period, "cpu.period", "cpu");
-    out.add_if(cpu.realtime_runtime, "cpu.realtimeRuntime", "cpu");
-    out.add_if(cpu.realtime_period, "cpu.realtimePeriod", "cpu");
-    if (!cpu.cpus.empty()) out.add("cpu.cpus", "cpuset");
-    if (!cpu.mems.empty()) out.add("cpu.mems", "cpuset");
-    out.add_if(cpu.idle, "cpu.idle", "cpu");
-}
-
-void list_block_io(const spec::BlockIoResources& io, Requests& out) {
-    out.add_if(io.weight, "blockIO.weight", "io");
-    out.add_if(io.leaf_weight, "blockIO.leafWeight", "io");
-    if (!io.weight_device.empty()) out.add("blockIO.weightDevice", "io");
-    if (!io.throttle_read_bps_device.empty()) out.add("blockIO.throttleReadBpsDevice", "io");
-    if (!io.throttle_write_bps_device.empty()) out.add("blockIO.throttleWriteBpsDevice", "io");
-    if (!io.throttle_read_iops_device.empty()) out.add("blockIO.throttleReadIOPSDevice", "io");
-    if (!io.throttle_write_iops_device.empty()) out.add("blockIO.throttleWriteIOPSDevice", "io");
-}
 
 // linux.resources.unified keys are v2 interface files: "<controller>.<knob>", or one of the two core limits.
 Result<void> list_unified(const std::map<std::string, std::string>& unified, Requests& out) {
@@ -92,12 +40,8 @@ std::vector<std::string> read_v1_bound() {
 
 Result<std::vector<ResourceRequest>> list_resource_requests(const spec::Resources& resources) {
     Requests out;
-    if (resources.memory) list_memory(*resources.memory, out);
-    if (resources.cpu) list_cpu(*resources.cpu, out);
-    out.add_if(resources.pids_limit, "pids.limit", "pids");
-    if (resources.block_io) list_block_io(*resources.block_io, out);
-    for (std::size_t i = 0; i < resources.hugepage_limits.size(); ++i)
-        out.add("hugepageLimits[" + std::to_string(i) + "]", "hugetlb");
+    for (const Controller* controller : controller_table())
+        if (controller->list_requests) controller->list_requests(resources, out);
     if (resources.has_network) out.add_v1_only("network");
     if (resources.has_rdma) out.add("rdma", "rdma");
     TRY(list_unified(resources.unified, out));

@@ -131,7 +131,7 @@ TEST_CASE("prepare_cgroup refuses a memory limit the host's v2 hierarchy cannot 
     std::string id = "husk-test-mem-" + std::to_string(::getpid());
     auto mount = find_v2_mount().value();
     auto facts = read_controller_facts(mount).value();
-    auto plan = prepare_cgroup(spec_with(r), id, Manager::cgroupfs);
+    auto plan = prepare_cgroup(spec_with(r), {}, id, Manager::cgroupfs);
     if (std::find(facts.available.begin(), facts.available.end(), "memory") != facts.available.end()) {
         REQUIRE(plan);  // a pure v2 host: the limit is planned, its controller listed
         CHECK(plan->controllers == std::vector<std::string>{"memory"});
@@ -146,39 +146,53 @@ TEST_CASE("prepare_cgroup refuses a memory limit the host's v2 hierarchy cannot 
 TEST_CASE("prepare_cgroup with the manager disabled refuses limits and device rules", "[cgroup]") {
     spec::Resources limits;
     limits.pids_limit = 5;
-    auto refused = prepare_cgroup(spec_with(limits), "c1", Manager::disabled);
+    auto refused = prepare_cgroup(spec_with(limits), {}, "c1", Manager::disabled);
     REQUIRE_FALSE(refused);
     CHECK(refused.error().message() ==
           "linux.resources.pids.limit: resource limits need a cgroup, but the cgroup manager is disabled");
 
     spec::Resources devices;
     devices.devices.push_back({false, "a", {}, {}, "rwm"});
-    auto no_devices = prepare_cgroup(spec_with(devices), "c1", Manager::disabled);
+    auto no_devices = prepare_cgroup(spec_with(devices), {}, "c1", Manager::disabled);
     REQUIRE_FALSE(no_devices);
     CHECK(no_devices.error().message() ==
           "linux.resources.devices: the device allow-list needs a cgroup, but the cgroup manager is disabled");
 
     spec::Resources empty;
     empty.memory.emplace();
-    auto plan = prepare_cgroup(spec_with(empty), "c1", Manager::disabled);
+    auto plan = prepare_cgroup(spec_with(empty), {}, "c1", Manager::disabled);
     REQUIRE(plan);
     CHECK(plan->disabled());
-    CHECK(plan->path.empty());
+    CHECK(plan->location.path.empty());
 }
 
 TEST_CASE("prepare_cgroup plans /husk/<id> on the v2 mount and compiles device rules", "[cgroup]") {
     spec::Resources r;
     r.devices.push_back({false, "", {}, {}, "rwm"});
     r.devices.push_back({true, "c", 1, 3, "rwm"});
-    auto plan = prepare_cgroup(spec_with(r), "c1", Manager::cgroupfs);
+    auto plan = prepare_cgroup(spec_with(r), {}, "c1", Manager::cgroupfs);
     REQUIRE(plan);
-    CHECK(plan->path == "/husk/c1");
-    CHECK(plan->mount == find_v2_mount().value());
+    CHECK(plan->location.path == "/husk/c1");
+    CHECK(plan->location.mount == find_v2_mount().value());
     CHECK(plan->has_device_rules);
     CHECK_FALSE(plan->device_program.empty());
 
-    auto no_rules = prepare_cgroup(spec::Spec{}, "c2", Manager::cgroupfs);
+    auto no_rules = prepare_cgroup(spec::Spec{}, {}, "c2", Manager::cgroupfs);
     REQUIRE(no_rules);
     CHECK_FALSE(no_rules->has_device_rules);
-    CHECK(no_rules->path == "/husk/c2");
+    CHECK(no_rules->location.path == "/husk/c2");
+}
+
+TEST_CASE("linux.resources.cpu asks in config-linux.md's order, cpuset's cpus and mems before idle", "[cgroup]") {
+    spec::Resources r;
+    r.cpu.emplace();
+    r.cpu->idle = 1;
+    r.cpu->mems = "0";
+    r.cpu->cpus = "0-1";
+    r.cpu->shares = 1024;
+    auto requests = list_resource_requests(r).value();
+    std::vector<std::string> fields;
+    for (const ResourceRequest& request : requests) fields.push_back(request.field + "=" + request.controller);
+    CHECK(fields == std::vector<std::string>{"linux.resources.cpu.shares=cpu", "linux.resources.cpu.cpus=cpuset",
+                                             "linux.resources.cpu.mems=cpuset", "linux.resources.cpu.idle=cpu"});
 }

@@ -1,14 +1,11 @@
 #include "cgroup/stats.hpp"
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 
 #include "base/json_writer.hpp"
+#include "cgroup/controller.hpp"
 #include "cgroup/hierarchy.hpp"
 #include "husk/unique_fd.hpp"
 
@@ -39,12 +36,6 @@ Error bad_line(std::string_view line, const std::string& where) {
     return Error::msg("unexpected line \"" + std::string(line) + "\" in " + where);
 }
 
-std::uint64_t value_of(const std::vector<std::pair<std::string, std::uint64_t>>& pairs, std::string_view key) {
-    for (const auto& [k, v] : pairs)
-        if (k == key) return v;
-    return 0;
-}
-
 struct IoKey {
     std::string_view key;
     bool bytes;  // the ioServiceBytesRecursive table, else ioServicedRecursive
@@ -52,85 +43,6 @@ struct IoKey {
 };
 constexpr IoKey io_keys[] = {{"rbytes", true, "Read"}, {"wbytes", true, "Write"}, {"rios", false, "Read"},
                              {"wios", false, "Write"}};
-
-std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) { return a > unlimited - b ? unlimited : a + b; }
-
-// The file's content, or nothing when it does not exist (its controller is not enabled here).
-Result<std::optional<std::string>> read_optional(int dir_fd, const char* name, const std::string& where) {
-    auto text = read_cgroup_file(dir_fd, name, where);
-    if (!text) {
-        if (text.error().err == ENOENT) return std::optional<std::string>();
-        return std::unexpected(text.error());
-    }
-    return std::optional<std::string>(std::move(*text));
-}
-
-Result<void> read_memory(int dir_fd, const std::string& where, MemoryStats& out) {
-    auto stat = TRY(read_keyed_counters(dir_fd, "memory.stat", where));
-    if (!stat) return {};  // no memory controller: runc leaves everything at zero
-    out.raw = std::move(*stat);
-    out.cache = value_of(out.raw, "file");
-    out.usage.usage = TRY(read_single_counter(dir_fd, "memory.current", where)).value_or(0);
-    out.usage.limit = TRY(read_single_counter(dir_fd, "memory.max", where)).value_or(0);
-    out.usage.max = TRY(read_single_counter(dir_fd, "memory.peak", where)).value_or(0);  // kernel >= 5.19
-    if (auto events = TRY(read_keyed_counters(dir_fd, "memory.events", where)))
-        out.usage.failcnt = value_of(*events, "max");
-    // Without swap accounting these files are missing and swap stays zero, as in runc.
-    auto swap_usage = TRY(read_single_counter(dir_fd, "memory.swap.current", where));
-    if (!swap_usage) return {};
-    auto swap_limit = TRY(read_single_counter(dir_fd, "memory.swap.max", where)).value_or(0);
-    out.swap.usage = saturating_add(*swap_usage, out.usage.usage);
-    out.swap.limit = swap_limit == unlimited ? unlimited : saturating_add(swap_limit, out.usage.limit);
-    return {};
-}
-
-Result<void> read_pids(int dir_fd, const std::string& where, PidsStats& out) {
-    if (auto current = TRY(read_single_counter(dir_fd, "pids.current", where))) {
-        out.current = *current;
-        std::uint64_t limit = TRY(read_single_counter(dir_fd, "pids.max", where)).value_or(unlimited);
-        out.limit = limit == unlimited ? 0 : limit;
-        return {};
-    }
-    // No pids controller: count the cgroup's processes, as runc does (statPidsWithoutController).
-    auto procs = TRY(read_cgroup_file(dir_fd, "cgroup.procs", where));
-    out.current = static_cast<std::uint64_t>(std::count(procs.begin(), procs.end(), '\n'));
-    return {};
-}
-
-// Page sizes with a hugetlb.<size>.current file, sorted ("1GB", "2MB").
-Result<std::vector<std::string>> hugetlb_page_sizes(int dir_fd, const std::string& where) {
-    int fd = ::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return fail_sys(errno, "open", where);
-    DIR* dir = ::fdopendir(fd);
-    if (!dir) {
-        int err = errno;
-        ::close(fd);
-        return fail_sys(err, "opendir", where);
-    }
-    constexpr std::string_view prefix = "hugetlb.", suffix = ".current";
-    std::vector<std::string> sizes;
-    while (const dirent* entry = ::readdir(dir)) {
-        std::string_view name = entry->d_name;
-        if (!name.starts_with(prefix) || !name.ends_with(suffix)) continue;
-        std::string_view size = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
-        if (!size.empty() && size.find('.') == std::string_view::npos) sizes.emplace_back(size);  // not *.rsvd.*
-    }
-    ::closedir(dir);
-    std::sort(sizes.begin(), sizes.end());
-    return sizes;
-}
-
-Result<void> read_hugetlb(int dir_fd, const std::string& where, std::vector<HugetlbStats>& out) {
-    for (const std::string& size : TRY(hugetlb_page_sizes(dir_fd, where))) {
-        HugetlbStats h;
-        h.page_size = size;
-        std::string current = "hugetlb." + size + ".current", events = "hugetlb." + size + ".events";
-        h.usage = TRY(read_single_counter(dir_fd, current.c_str(), where)).value_or(0);
-        if (auto e = TRY(read_keyed_counters(dir_fd, events.c_str(), where))) h.failcnt = value_of(*e, "max");
-        out.push_back(std::move(h));
-    }
-    return {};
-}
 
 void write_memory_entry(JsonWriter& w, std::string_view name, const MemoryEntry& e) {
     // Go's omitempty: usage and max are left out when zero, limit and failcnt never.
@@ -211,8 +123,23 @@ void write_stats(JsonWriter& w, const Stats& s) {
 
 }  // namespace
 
+std::uint64_t keyed_value(const std::vector<std::pair<std::string, std::uint64_t>>& pairs, std::string_view key) {
+    for (const auto& [k, v] : pairs)
+        if (k == key) return v;
+    return 0;
+}
+
+Result<std::optional<std::string>> read_optional_file(int dir_fd, const char* name, const std::string& where) {
+    auto text = read_cgroup_file(dir_fd, name, where);
+    if (!text) {
+        if (text.error().err == ENOENT) return std::optional<std::string>();
+        return std::unexpected(text.error());
+    }
+    return std::optional<std::string>(std::move(*text));
+}
+
 Result<std::optional<std::uint64_t>> read_single_counter(int dir_fd, const char* name, const std::string& where) {
-    auto text = TRY(read_optional(dir_fd, name, where));
+    auto text = TRY(read_optional_file(dir_fd, name, where));
     if (!text) return std::optional<std::uint64_t>();
     return std::optional<std::uint64_t>(TRY(parse_single_value(*text, where + "/" + name)));
 }
@@ -220,7 +147,7 @@ Result<std::optional<std::uint64_t>> read_single_counter(int dir_fd, const char*
 Result<std::optional<std::vector<std::pair<std::string, std::uint64_t>>>> read_keyed_counters(
     int dir_fd, const char* name, const std::string& where) {
     using Pairs = std::vector<std::pair<std::string, std::uint64_t>>;
-    auto text = TRY(read_optional(dir_fd, name, where));
+    auto text = TRY(read_optional_file(dir_fd, name, where));
     if (!text) return std::optional<Pairs>();
     return std::optional<Pairs>(TRY(parse_flat_keyed(*text, where + "/" + name)));
 }
@@ -251,12 +178,12 @@ Result<std::uint64_t> parse_single_value(std::string_view text, const std::strin
 Result<CpuStats> parse_cpu_stat(std::string_view text, const std::string& where) {
     auto pairs = TRY(parse_flat_keyed(text, where));
     CpuStats cpu;
-    cpu.total_ns = value_of(pairs, "usage_usec") * 1000;
-    cpu.user_ns = value_of(pairs, "user_usec") * 1000;
-    cpu.kernel_ns = value_of(pairs, "system_usec") * 1000;
-    cpu.periods = value_of(pairs, "nr_periods");
-    cpu.throttled_periods = value_of(pairs, "nr_throttled");
-    cpu.throttled_ns = value_of(pairs, "throttled_usec") * 1000;
+    cpu.total_ns = keyed_value(pairs, "usage_usec") * 1000;
+    cpu.user_ns = keyed_value(pairs, "user_usec") * 1000;
+    cpu.kernel_ns = keyed_value(pairs, "system_usec") * 1000;
+    cpu.periods = keyed_value(pairs, "nr_periods");
+    cpu.throttled_periods = keyed_value(pairs, "nr_throttled");
+    cpu.throttled_ns = keyed_value(pairs, "throttled_usec") * 1000;
     return cpu;
 }
 
@@ -292,12 +219,8 @@ Result<BlkioStats> parse_io_stat(std::string_view text, const std::string& where
 
 Result<Stats> read_stats(int dir_fd, const std::string& where) {
     Stats s;
-    // cpu.stat is a core file: it exists (with the usage fields) even without the cpu controller.
-    if (auto text = TRY(read_optional(dir_fd, "cpu.stat", where))) s.cpu = TRY(parse_cpu_stat(*text, where + "/cpu.stat"));
-    TRY(read_memory(dir_fd, where, s.memory));
-    TRY(read_pids(dir_fd, where, s.pids));
-    if (auto text = TRY(read_optional(dir_fd, "io.stat", where))) s.blkio = TRY(parse_io_stat(*text, where + "/io.stat"));
-    TRY(read_hugetlb(dir_fd, where, s.hugetlb));
+    for (const Controller* controller : controller_table())
+        if (controller->read_stats) TRY(controller->read_stats(dir_fd, where, s));
     return s;
 }
 

@@ -80,8 +80,14 @@ Result<std::optional<std::uint64_t>> read_single_counter(int dir_fd, const char*
 Result<std::optional<std::vector<std::pair<std::string, std::uint64_t>>>> read_keyed_counters(
     int dir_fd, const char* name, const std::string& where);
 
-// Reads the counters of the cgroup open at dir_fd (`where` = mount + path, for errors). Files that do not
-// exist are skipped; a file that exists but cannot be parsed is an error.
+// A file's content, or nothing when it does not exist (its controller is not enabled there).
+Result<std::optional<std::string>> read_optional_file(int dir_fd, const char* name, const std::string& where);
+// The value of `key` in parsed flat-keyed counters; 0 when absent.
+std::uint64_t keyed_value(const std::vector<std::pair<std::string, std::uint64_t>>& pairs, std::string_view key);
+
+// Reads the counters of the cgroup open at dir_fd, controller by controller (controller.hpp); `where` (mount +
+// path) names it in errors. Files that do not exist are skipped; a file that exists but cannot be parsed is
+// an error.
 Result<Stats> read_stats(int dir_fd, const std::string& where);
 
 // memory.events "oom_kill" (or "oom" on kernels without it); nothing when the cgroup has no memory.events.

@@ -108,7 +108,7 @@ TEST_CASE("read_stats reads a real cgroup: cpu.stat without the cpu controller, 
         for (;;) ::pause();
     });
     std::this_thread::sleep_for(80ms);
-    std::string where = cgroup->mount() + cgroup->path();
+    std::string where = cgroup->location().where();
     auto stats = read_stats(cgroup->dir_fd(), where);
     REQUIRE(stats);
     CHECK(stats->cpu.total_ns > 0);
@@ -150,6 +150,6 @@ TEST_CASE("read_stats fails once the cgroup is gone", "[cgroup][stats]") {
     testing::ScratchCgroups scratch;
     auto cgroup = create_cgroup(scratch.plan("gone"));
     REQUIRE(cgroup);
-    REQUIRE(remove_cgroup(cgroup->mount(), cgroup->path()));
-    CHECK_FALSE(read_stats(cgroup->dir_fd(), cgroup->mount() + cgroup->path()));
+    REQUIRE(remove_cgroup(cgroup->location()));
+    CHECK_FALSE(read_stats(cgroup->dir_fd(), cgroup->location().where()));
 }

@@ -26,8 +26,8 @@ public:
         mount_ = *mount;
     }
     ~ScratchCgroups() {
-        (void)kill_all(mount_, root_, SIGKILL);
-        (void)remove_cgroup(mount_, root_);
+        (void)kill_all({mount_, root_}, SIGKILL);
+        (void)remove_cgroup({mount_, root_});
     }
     ScratchCgroups(const ScratchCgroups&) = delete;
     ScratchCgroups& operator=(const ScratchCgroups&) = delete;
@@ -40,8 +40,8 @@ public:
     CgroupPlan plan(const std::string& leaf) const {
         CgroupPlan plan;
         plan.manager = Manager::cgroupfs;
-        plan.mount = mount_;
-        plan.path = path(leaf);
+        plan.location.mount = mount_;
+        plan.location.path = path(leaf);
         return plan;
     }
 

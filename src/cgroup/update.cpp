@@ -5,7 +5,6 @@
 #include "cgroup/device_filter.hpp"
 #include "cgroup/hierarchy.hpp"
 #include "cgroup/limits.hpp"
-#include "spec/annotations.hpp"
 #include "cgroup/resources_check.hpp"
 
 namespace husk::cgroup {
@@ -42,18 +41,18 @@ Result<void> check_memory_usage(int dir_fd, const spec::Resources& resources, co
 
 }  // namespace
 
-Result<void> update_cgroup(const std::string& mount, const std::string& path, const spec::Resources& resources,
-                           const spec::Spec& container_spec) {
-    UniqueFd root = TRY(open_v2_root(mount));
-    UniqueFd leaf = TRY(open_cgroup_dir(mount, path));
-    std::string where = mount + path;
+Result<void> update_cgroup(const CgroupLocation& cgroup, const spec::Resources& resources,
+                           const spec::Spec& container_spec, const spec::HuskAnnotations& husk) {
+    UniqueFd root = TRY(open_v2_root(cgroup.mount));
+    UniqueFd leaf = TRY(open_cgroup_dir(cgroup));
+    std::string where = cgroup.where();
 
     // Everything that can be checked is checked before the first write.
     std::vector<ResourceRequest> requests = TRY(list_resource_requests(resources));
-    if (!requests.empty()) TRY(check_resource_requests(requests, TRY(read_controller_facts(mount))));
+    if (!requests.empty()) TRY(check_resource_requests(requests, TRY(read_controller_facts(cgroup.mount))));
     LimitOptions options;
     options.mode = LimitMode::update;
-    options.oom_group = TRY(spec::parse_husk_annotations(container_spec.annotations)).oom_group.value_or(true);
+    options.oom_group = husk.oom_group.value_or(true);
     // The client that created the container updates it: its ociVersion says how a pids.limit of 0 reads.
     options.pids_reading = pids_limit_reading(container_spec.oci_version);
     options.where = where;
@@ -72,7 +71,7 @@ Result<void> update_cgroup(const std::string& mount, const std::string& path, co
 
     // A controller the container did not need so far (hugetlb, cpuset) is handed down first, so that its
     // files exist in the leaf when the limits are planned against them.
-    TRY(enable_controllers(root.get(), mount, path, controllers, {}));
+    TRY(enable_controllers(root.get(), cgroup, controllers, {}));
     options.has_file = [&leaf](std::string_view file) { return file_exists(leaf.get(), file); };
     options.controllers = split_words(TRY(read_cgroup_file(leaf.get(), "cgroup.controllers", where)));
     TRY(apply_limits(leaf.get(), where, TRY(plan_limits(resources, options))));

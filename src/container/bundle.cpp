@@ -48,7 +48,7 @@ Result<Bundle> load_bundle(const CreateOptions& options) {
         for (const std::string& ignored : spec->ignored) options.warn(config_path + ": " + ignored);
     // --timeout & co. set husk's annotations and win over config.json's (DESIGN.md §4).
     for (const auto& [key, value] : options.annotations) spec->annotations[key] = value;
-    TRY(spec::validate(*spec));
+    bundle.husk = TRY(spec::validate(*spec));
     bundle.spec = std::move(*spec);
     bundle.rootfs = TRY(absolute_directory(relative_to(bundle.dir, bundle.spec.root.path), "rootfs"));
     return bundle;

@@ -5,6 +5,7 @@
 
 #include "husk/container.hpp"
 #include "husk/spec.hpp"
+#include "spec/annotations.hpp"
 
 namespace husk::container {
 
@@ -12,6 +13,7 @@ struct Bundle {
     std::string dir;          // absolute
     std::string config_text;  // kept in the state dir: delete runs poststop hooks even if the bundle is gone
     spec::Spec spec;
+    spec::HuskAnnotations husk;  // spec's run.husk.* annotations, parsed once by validate
     std::string rootfs;       // absolute, symlinks resolved
 };
 

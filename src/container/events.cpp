@@ -15,6 +15,7 @@
 #include "cgroup/hierarchy.hpp"
 #include "cgroup/stats.hpp"
 #include "container/observe.hpp"
+#include "container/record_cgroup.hpp"
 #include "husk/container.hpp"
 #include "monitor/counters.hpp"
 #include "monitor/stop_reasons.hpp"
@@ -115,8 +116,9 @@ public:
           inotify_(std::move(inotify)), state_watch_(state_watch), emit_(std::move(emit)) {}
 
     Result<void> run(std::chrono::milliseconds interval) {
-        std::string where = last_.cgroup_mount + last_.cgroup_path;
-        UniqueFd cgroup = TRY(cgroup::open_cgroup_dir(last_.cgroup_mount, last_.cgroup_path));
+        cgroup::CgroupLocation location = *container::cgroup_of(last_);  // open_live checked there is one
+        std::string where = location.where();
+        UniqueFd cgroup = TRY(cgroup::open_cgroup_dir(location));
         // cgroup-v2.rst: a value change in an events file generates a file modified event. A file that does not
         // exist (its controller is not enabled) has no events to report. Watched before the first read.
         int memory_watch = TRY(watch_file(where + "/memory.events"));
@@ -263,9 +265,9 @@ private:
 
 Result<std::string> container_stats_event(const Runtime& runtime, const std::string& id) {
     Live live = TRY(open_live(runtime, id));
-    const state::Record& record = live.record;
-    std::string where = record.cgroup_mount + record.cgroup_path;
-    UniqueFd dir = TRY(cgroup::open_cgroup_dir(record.cgroup_mount, record.cgroup_path));
+    cgroup::CgroupLocation location = *container::cgroup_of(live.record);  // open_live checked there is one
+    std::string where = location.where();
+    UniqueFd dir = TRY(cgroup::open_cgroup_dir(location));
     cgroup::Stats stats = TRY(cgroup::read_stats(dir.get(), where));
     return cgroup::stats_event_json(id, stats);
 }

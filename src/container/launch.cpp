@@ -14,6 +14,8 @@
 #include "hooks/hooks.hpp"
 #include "base/time.hpp"
 #include "container/observe.hpp"
+#include "container/record_cgroup.hpp"
+#include "spec/validate.hpp"
 #include "spec/annotations.hpp"
 #include "state/process_identity.hpp"
 
@@ -72,11 +74,11 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     Launch& launch = *owned;
     launch.bundle = TRY(load_bundle(options));
     const spec::Spec& spec = launch.bundle.spec;
-    spec::HuskAnnotations husk = TRY(spec::parse_husk_annotations(spec.annotations));
+    const spec::HuskAnnotations& husk = launch.bundle.husk;
     launch.policy = monitor::stop_policy(husk);
     if (spec.process->terminal && options.console_socket.empty())
         return fail_msg("process.terminal is true: --console-socket is required to receive the pty master");
-    auto cgroup_plan = TRY(cgroup::prepare_cgroup(spec, options.id, manager_of(runtime.cgroup_manager)));
+    auto cgroup_plan = TRY(cgroup::prepare_cgroup(spec, husk, options.id, manager_of(runtime.cgroup_manager)));
     launch.plan = TRY(process::prepare_container(
         spec, process::PlanOptions{launch.bundle.rootfs, launch.bundle.dir, options.no_pivot, options.preserve_fds,
                                    husk.seccomp_skip_unknown}));
@@ -97,8 +99,8 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     r.creator_pid = ::getpid();
     r.creator_start_time = TRY(read_proc_stat(r.creator_pid)).start_time;
     if (!cgroup_plan.disabled()) {
-        r.cgroup_mount = cgroup_plan.mount;
-        r.cgroup_path = cgroup_plan.path;
+        r.cgroup_mount = cgroup_plan.location.mount;
+        r.cgroup_path = cgroup_plan.location.path;
     }
 
     // Everything above only read and checked; from here on things exist and the destructor rolls them back.
@@ -160,8 +162,9 @@ process::SpawnOptions spawn_options(Launch& launch, process::Parent parent) {
 
 monitor::MonitorPlan monitor_plan(const Launch& launch) {
     const state::Record& r = launch.record;
-    return monitor::MonitorPlan{launch.dir->path(), launch.policy, r.cgroup_mount, r.cgroup_path,
-                       monitor::read_oom_kills(r.cgroup_mount, r.cgroup_path), monitor::read_pids_max_hits(r.cgroup_mount, r.cgroup_path)};
+    std::optional<cgroup::CgroupLocation> cgroup = cgroup_of(r);
+    return monitor::MonitorPlan{launch.dir->path(), launch.policy, cgroup, monitor::read_oom_kills(cgroup),
+                                monitor::read_pids_max_hits(cgroup)};
 }
 
 Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std::string& pid_file,

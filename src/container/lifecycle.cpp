@@ -15,6 +15,7 @@
 #include "base/time.hpp"
 #include "cgroup/cgroup.hpp"
 #include "container/observe.hpp"
+#include "container/record_cgroup.hpp"
 #include "hooks/hooks.hpp"
 #include "husk/container.hpp"
 #include "monitor/verdict_reader.hpp"
@@ -97,7 +98,7 @@ Result<void> kill_abandoned_create(Opened& c) {
         return fail_msg("the monitor of an unfinished create did not die after SIGKILL");
     if (auto again = c.dir.read_record()) c.record = std::move(*again);
     const state::Record& r = *c.record;
-    if (!r.cgroup_path.empty()) (void)cgroup::kill_all(r.cgroup_mount, r.cgroup_path, SIGKILL);
+    if (auto cgroup = container::cgroup_of(r)) (void)cgroup::kill_all(*cgroup, SIGKILL);
     if (!kill_and_wait(r.pid, r.pid_start_time, r.boot_id))
         return fail_msg("init of an unfinished create did not die after SIGKILL");
     return {};
@@ -180,11 +181,12 @@ Result<void> kill_container(const Runtime& runtime, const std::string& id, int s
         return fail_msg("container not running");
     // Without a cgroup there is no complete list of the container's processes; signalling init alone would
     // quietly do less than asked.
-    if (all && c.record->cgroup_path.empty())
+    std::optional<cgroup::CgroupLocation> cgroup = container::cgroup_of(*c.record);
+    if (all && !cgroup)
         return fail_msg("kill --all needs the container's cgroup, and this container has none "
                         "(created with --cgroup-manager disabled)");
     record_kill_request(c, signal);
-    if (all) return cgroup::kill_all(c.record->cgroup_mount, c.record->cgroup_path, signal);
+    if (all) return cgroup::kill_all(*cgroup, signal);
     return signal_init(*c.record, signal);
 }
 
@@ -208,7 +210,7 @@ Result<std::vector<std::string>> delete_container(const Runtime& runtime, const 
                             container::status_name(c.observed.status));
         if (c.record) {
             record_kill_request(c, SIGKILL);
-            if (!c.record->cgroup_path.empty()) (void)cgroup::kill_all(c.record->cgroup_mount, c.record->cgroup_path, SIGKILL);
+            if (auto cgroup = container::cgroup_of(*c.record)) (void)cgroup::kill_all(*cgroup, SIGKILL);
             (void)signal_init(*c.record, SIGKILL);
             if (!wait_gone(*c.record, std::chrono::seconds(10))) return fail_msg("container init did not die after SIGKILL");
         }
@@ -219,10 +221,10 @@ Result<std::vector<std::string>> delete_container(const Runtime& runtime, const 
         std::string state = container::oci_state_json(*c.record, "stopped", 0);
         auto outcome = hooks::run_hooks(stored_hooks(c.dir).poststop, state, "poststop", hooks::OnFailure::warn);
         if (outcome) warnings = outcome->warnings;
-        if (!c.record->cgroup_path.empty()) {
+        if (auto cgroup = container::cgroup_of(*c.record)) {
             // Without a pid namespace, processes may outlive init; runc kills them too before removing.
-            (void)cgroup::kill_all(c.record->cgroup_mount, c.record->cgroup_path, SIGKILL);
-            TRY(cgroup::remove_cgroup(c.record->cgroup_mount, c.record->cgroup_path));
+            (void)cgroup::kill_all(*cgroup, SIGKILL);
+            TRY(cgroup::remove_cgroup(*cgroup));
         }
     }
     TRY(c.dir.remove());
@@ -230,33 +232,33 @@ Result<std::vector<std::string>> delete_container(const Runtime& runtime, const 
 }
 
 // runc's wording for a container in the wrong state for pause/resume.
-static Result<const state::Record*> require_cgroup(const Opened& c, Status expected, const char* verb) {
+static Result<cgroup::CgroupLocation> require_cgroup(const Opened& c, Status expected, const char* verb) {
     if (c.observed.status != expected)
         return fail_msg(std::string("container not ") + (expected == Status::running ? "running" : "paused") +
                         " (" + container::status_name(c.observed.status) + "): cannot " + verb);
-    if (c.record->cgroup_path.empty())
+    std::optional<cgroup::CgroupLocation> cgroup = container::cgroup_of(*c.record);
+    if (!cgroup)
         return fail_msg(std::string("cannot ") + verb + ": the container has no cgroup (--cgroup-manager disabled)");
-    return &*c.record;
+    return *cgroup;
 }
 
 Result<void> pause_container(const Runtime& runtime, const std::string& id) {
     auto c = TRY(open_container(runtime, TRY(ContainerId::parse(id)), state::Lock::exclusive));
-    const state::Record* record = TRY(require_cgroup(c, Status::running, "pause"));
-    return cgroup::set_frozen(record->cgroup_mount, record->cgroup_path, true);
+    return cgroup::set_frozen(TRY(require_cgroup(c, Status::running, "pause")), true);
 }
 
 Result<void> resume_container(const Runtime& runtime, const std::string& id) {
     auto c = TRY(open_container(runtime, TRY(ContainerId::parse(id)), state::Lock::exclusive));
-    const state::Record* record = TRY(require_cgroup(c, Status::paused, "resume"));
-    return cgroup::set_frozen(record->cgroup_mount, record->cgroup_path, false);
+    return cgroup::set_frozen(TRY(require_cgroup(c, Status::paused, "resume")), false);
 }
 
 Result<std::vector<pid_t>> container_pids(const Runtime& runtime, const std::string& id) {
     auto c = TRY(open_container(runtime, TRY(ContainerId::parse(id)), state::Lock::shared));
     if (!c.record || c.observed.status == Status::stopped) return fail_msg("container not running");
-    if (c.record->cgroup_path.empty())
+    std::optional<cgroup::CgroupLocation> cgroup = container::cgroup_of(*c.record);
+    if (!cgroup)
         return fail_msg("ps needs the container's cgroup, and this container has none (--cgroup-manager disabled)");
-    return cgroup::read_all_procs(c.record->cgroup_mount, c.record->cgroup_path);
+    return cgroup::read_all_procs(*cgroup);
 }
 
 std::vector<ContainerSummary> list_containers(const Runtime& runtime) {

@@ -5,6 +5,7 @@
 
 #include "base/json_writer.hpp"
 #include "cgroup/cgroup.hpp"
+#include "container/record_cgroup.hpp"
 #include "monitor/verdict_reader.hpp"
 #include "state/process_identity.hpp"
 
@@ -39,8 +40,8 @@ Observed observe(const state::StateDir& dir, const std::optional<state::Record>&
     if (!pidfd) return Observed{Status::stopped, 0};
     if (::faccessat(dir.fd(), state::StateDir::exec_fifo, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
         return Observed{Status::created, record->pid};
-    if (!record->cgroup_path.empty()) {
-        auto frozen = cgroup::is_frozen(record->cgroup_mount, record->cgroup_path);
+    if (auto cgroup = cgroup_of(*record)) {
+        auto frozen = cgroup::is_frozen(*cgroup);
         if (frozen && *frozen) return Observed{Status::paused, record->pid};
     }
     return Observed{Status::running, record->pid};

@@ -5,7 +5,9 @@
 #include "base/fs.hpp"
 #include "cgroup/limits.hpp"
 #include "container/observe.hpp"
+#include "container/record_cgroup.hpp"
 #include "husk/container.hpp"
+#include "spec/annotations.hpp"
 #include "spec/parse.hpp"
 
 namespace husk {
@@ -32,10 +34,11 @@ Result<void> update_container(const Runtime& runtime, const std::string& id, con
     container::Status status = container::observe(dir, record).status;
     if (!record || status == container::Status::stopped || status == container::Status::creating)
         return fail_msg(std::string("container not running (") + container::status_name(status) + "): cannot update");
-    if (record->cgroup_path.empty())
-        return fail_msg("cannot update: the container has no cgroup (--cgroup-manager disabled)");
+    std::optional<cgroup::CgroupLocation> cgroup = container::cgroup_of(*record);
+    if (!cgroup) return fail_msg("cannot update: the container has no cgroup (--cgroup-manager disabled)");
     spec::Spec spec = TRY(container_spec(dir, *record));
-    return cgroup::update_cgroup(record->cgroup_mount, record->cgroup_path, resources, spec);
+    spec::HuskAnnotations husk = TRY(spec::parse_husk_annotations(spec.annotations));
+    return cgroup::update_cgroup(*cgroup, resources, spec, husk);
 }
 
 }  // namespace husk

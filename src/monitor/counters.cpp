@@ -17,11 +17,11 @@ std::optional<std::uint64_t> keyed_counter(int dir_fd, const char* file, std::st
 
 }  // namespace
 
-std::optional<std::uint64_t> read_oom_kills(const std::string& cgroup_mount, const std::string& cgroup_path) {
-    if (cgroup_path.empty()) return std::nullopt;
-    auto dir = cgroup::open_cgroup_dir(cgroup_mount, cgroup_path);
+std::optional<std::uint64_t> read_oom_kills(const std::optional<cgroup::CgroupLocation>& cgroup) {
+    if (!cgroup) return std::nullopt;
+    auto dir = cgroup::open_cgroup_dir(*cgroup);
     if (!dir) return std::nullopt;
-    auto count = cgroup::read_oom_count(dir->get(), cgroup_mount + cgroup_path);
+    auto count = cgroup::read_oom_count(dir->get(), cgroup->where());
     return count ? *count : std::nullopt;
 }
 
@@ -29,25 +29,26 @@ std::optional<std::uint64_t> read_pids_max_hits(int dir_fd, const std::string& w
     return keyed_counter(dir_fd, "pids.events", "max", where);
 }
 
-std::optional<std::uint64_t> read_pids_max_hits(const std::string& cgroup_mount, const std::string& cgroup_path) {
-    if (cgroup_path.empty()) return std::nullopt;
-    auto dir = cgroup::open_cgroup_dir(cgroup_mount, cgroup_path);
+std::optional<std::uint64_t> read_pids_max_hits(const std::optional<cgroup::CgroupLocation>& cgroup) {
+    if (!cgroup) return std::nullopt;
+    auto dir = cgroup::open_cgroup_dir(*cgroup);
     if (!dir) return std::nullopt;
-    return read_pids_max_hits(dir->get(), cgroup_mount + cgroup_path);
+    return read_pids_max_hits(dir->get(), cgroup->where());
 }
 
 std::optional<std::uint64_t> read_cpu_usage(const MonitorPlan& plan) {
-    auto dir = cgroup::open_cgroup_dir(plan.cgroup_mount, plan.cgroup_path);
+    if (!plan.cgroup) return std::nullopt;
+    auto dir = cgroup::open_cgroup_dir(*plan.cgroup);
     if (!dir) return std::nullopt;
-    return keyed_counter(dir->get(), "cpu.stat", "usage_usec", plan.cgroup_mount + plan.cgroup_path);
+    return keyed_counter(dir->get(), "cpu.stat", "usage_usec", plan.cgroup->where());
 }
 
 FinalCounters read_final_counters(const MonitorPlan& plan) {
     FinalCounters out;
-    if (plan.cgroup_path.empty()) return out;
-    auto dir = cgroup::open_cgroup_dir(plan.cgroup_mount, plan.cgroup_path);
+    if (!plan.cgroup) return out;
+    auto dir = cgroup::open_cgroup_dir(*plan.cgroup);
     if (!dir) return out;
-    std::string where = plan.cgroup_mount + plan.cgroup_path;
+    std::string where = plan.cgroup->where();
     // A counter that cannot be read is left out of husk.usage; it never changes the verdict.
     out.usage.cpu_usec = keyed_counter(dir->get(), "cpu.stat", "usage_usec", where);
     if (auto hits = read_pids_max_hits(dir->get(), where); hits && plan.pids_max_before && *hits > *plan.pids_max_before)

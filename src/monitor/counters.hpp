@@ -15,9 +15,9 @@
 namespace husk::monitor {
 
 // memory.events oom_kill of the container's cgroup now.
-std::optional<std::uint64_t> read_oom_kills(const std::string& cgroup_mount, const std::string& cgroup_path);
+std::optional<std::uint64_t> read_oom_kills(const std::optional<cgroup::CgroupLocation>& cgroup);
 // pids.events max of the container's cgroup now: forks refused because pids.max was reached (cgroup-v2.rst).
-std::optional<std::uint64_t> read_pids_max_hits(const std::string& cgroup_mount, const std::string& cgroup_path);
+std::optional<std::uint64_t> read_pids_max_hits(const std::optional<cgroup::CgroupLocation>& cgroup);
 std::optional<std::uint64_t> read_pids_max_hits(int dir_fd, const std::string& where);
 // cpu.stat usage_usec of the container's cgroup now.
 std::optional<std::uint64_t> read_cpu_usage(const MonitorPlan& plan);

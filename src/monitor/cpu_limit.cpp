@@ -57,12 +57,12 @@ Result<void> check_cpu_limit(const StopPolicy& policy, const cgroup::Cgroup* cgr
     const char* what = "annotations[\"run.husk.cpu-limit\"]: ";
     if (cgroup == nullptr)
         return fail_msg(std::string(what) + "needs the container's cgroup (cpu.stat), and --cgroup-manager is disabled");
-    auto counters = cgroup::read_keyed_counters(cgroup->dir_fd(), "cpu.stat", cgroup->mount() + cgroup->path());
+    auto counters = cgroup::read_keyed_counters(cgroup->dir_fd(), "cpu.stat", cgroup->location().where());
     if (!counters) return fail(counters.error().context(what));
     if (*counters)
         for (const auto& [key, value] : **counters)
             if (key == "usage_usec") return {};
-    return fail_msg(std::string(what) + "cpu.stat of " + cgroup->mount() + cgroup->path() + " has no usage_usec");
+    return fail_msg(std::string(what) + "cpu.stat of " + cgroup->location().where() + " has no usage_usec");
 }
 
 std::unique_ptr<Watcher> watch_cpu_limit(LimitSetup& setup) {
@@ -79,7 +79,7 @@ std::unique_ptr<Watcher> watch_cpu_limit(LimitSetup& setup) {
         enforcer->kill();
     };
     // With the cpu controller the kernel also holds the container to what is left (cgroup/cpu_hold.hpp).
-    if (auto hold = cgroup::CpuHold::open(plan.cgroup_mount, plan.cgroup_path)) {
+    if (auto hold = plan.cgroup ? cgroup::CpuHold::open(*plan.cgroup) : std::nullopt) {
         auto shared = std::make_shared<cgroup::CpuHold>(std::move(*hold));
         budget.hold = [shared](std::chrono::microseconds left) { return shared->hold(left).has_value(); };
         budget.release = [shared] { shared->release(); };

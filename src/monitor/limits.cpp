@@ -24,7 +24,7 @@ constexpr std::array<Limit, 3> all{{
 void Enforcer::record_cause(const state::StopCause& cause) const { monitor::record_cause(plan_, init_, cause); }
 
 void Enforcer::kill() const {
-    if (!plan_.cgroup_path.empty() && cgroup::kill_all(plan_.cgroup_mount, plan_.cgroup_path, SIGKILL)) return;
+    if (plan_.cgroup && cgroup::kill_all(*plan_.cgroup, SIGKILL)) return;
     sys::pidfd_send_signal(pidfd_, SIGKILL);
 }
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "cgroup/location.hpp"
 #include "spec/annotations.hpp"
 
 namespace husk::monitor {
@@ -27,8 +28,7 @@ StopPolicy stop_policy(const spec::HuskAnnotations& annotations);
 struct MonitorPlan {
     std::string state_path;
     StopPolicy policy;
-    std::string cgroup_mount;  // empty: the container has no cgroup
-    std::string cgroup_path;
+    std::optional<cgroup::CgroupLocation> cgroup;  // nothing: the container has no cgroup
     // memory.events oom_kill when the monitor began (a reused cgroup may have history); nothing without a
     // memory controller. The verdict counts the rise from here.
     std::optional<std::uint64_t> oom_kills_before;

@@ -163,19 +163,19 @@ Result<void> check_hooks(const Hooks& hooks) {
 // DESIGN.md section 4: run.husk.* annotations configure husk's own limits. Every one must parse, and one this
 // build does not enforce yet is refused rather than accepted and ignored: a limit the user believes in must not
 // silently be absent. The wall-time limit (timeout, kill-grace, stop-signal) is enforced by the monitor.
-static Result<void> check_husk_annotations(const Spec& spec) {
+static Result<HuskAnnotations> check_husk_annotations(const Spec& spec) {
     HuskAnnotations husk = TRY(parse_husk_annotations(spec.annotations));
     // With a terminal the container writes into a pty whose master goes to --console-socket: husk is not
     // between the container and its output and could not count a byte (fail closed).
     if (husk.output_limit && spec.process && spec.process->terminal)
         return fail_msg("annotations[\"run.husk.output-limit\"]: cannot be enforced with process.terminal true (the "
                         "pty master goes to the console socket, not through husk)");
-    return {};
+    return husk;
 }
 
-Result<void> validate(const Spec& spec) {
+Result<HuskAnnotations> validate(const Spec& spec) {
     TRY(check_version(spec.oci_version));
-    TRY(check_husk_annotations(spec));
+    HuskAnnotations husk = TRY(check_husk_annotations(spec));
     TRY(check_unsupported(spec.unsupported));
     TRY(check_lsm(spec));
     if (spec.root.path.empty()) return fail_msg("root.path: must not be empty");
@@ -184,7 +184,7 @@ Result<void> validate(const Spec& spec) {
     TRY(check_uts_names(spec));
     TRY(check_mounts(spec.mounts));
     TRY(check_hooks(spec.hooks));
-    return {};
+    return husk;
 }
 
 namespace detail {

@@ -6,11 +6,14 @@
 
 #include "husk/error.hpp"
 #include "husk/spec.hpp"
+#include "spec/annotations.hpp"
 
 namespace husk::spec {
 
 // e.g. `mounts[3].destination: must be an absolute path, got "tmp"`, or
 // `unsupported configuration: linux.seccomp, process.scheduler (husk does not implement these yet)`.
-Result<void> validate(const Spec& spec);
+// A valid spec's run.husk.* annotations come back parsed, so create reads them once and hands on what each
+// module needs.
+Result<HuskAnnotations> validate(const Spec& spec);
 
 }  // namespace husk::spec
