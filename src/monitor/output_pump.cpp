@@ -51,7 +51,9 @@ bool write_fully(int fd, const char* data, std::size_t size) {
 Result<PumpPipes> open_pump_pipes() {
     int out[2], err[2];
     if (::pipe2(out, O_CLOEXEC) != 0) return fail_sys(errno, "pipe2", "stdout");
-    PumpPipes pipes{UniqueFd(out[0]), UniqueFd(out[1]), {}, {}};
+    PumpPipes pipes;
+    pipes.stdout_read.reset(out[0]);
+    pipes.stdout_write.reset(out[1]);
     if (::pipe2(err, O_CLOEXEC) != 0) return fail_sys(errno, "pipe2", "stderr");
     pipes.stderr_read.reset(err[0]);
     pipes.stderr_write.reset(err[1]);
