@@ -4,6 +4,7 @@
 // kind of its own: runc's rule (libcontainer/configs/validate, sysctl), see docs/security.md.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "husk/error.hpp"
@@ -11,19 +12,26 @@
 
 namespace husk::spec {
 
+// sysctl.d(5): '.' or '/' separates a name's components. When the first separator is '/', the name is the
+// path below /proc/sys as it stands; when it is '.', dots and slashes trade places, so a component may hold a
+// '.' written as '/' (net.ipv4.conf.eth0/100.forwarding is net/ipv4/conf/eth0.100/forwarding). runc and crun
+// read names this way. sysctl_path gives that path, sysctl_dotted the same name with '.' first.
+std::string sysctl_path(std::string_view key);
+std::string sysctl_dotted(std::string_view key);
+
 // The namespace that isolates a sysctl, by its linux.namespaces type name.
 enum class SysctlNamespace { ipc, network, uts, none };
 
 // ipc: kernel.msgmax, msgmnb, msgmni, sem, shmall, shmmax, shmmni, shm_rmid_forced and fs.mqueue.*
 // (ipc_namespaces(7), mq_overview(7)); network: net.*; uts: kernel.domainname and kernel.hostname
-// (uts_namespaces(7)); none: everything else.
+// (uts_namespaces(7)); none: everything else. Either spelling of a name (see sysctl_path).
 SysctlNamespace sysctl_namespace(std::string_view key);
 
 // "ipc", "network", "uts": the linux.namespaces type; "" for none.
 std::string_view namespace_type(SysctlNamespace ns);
 
-// A dotted sysctl name: no '/', no NUL and no empty component (which also covers ".."), so the path below
-// /proc/sys it maps to stays a plain sysctl name. Errors read `linux.sysctl["a..b"]: ...`.
+// A sysctl name whose path below /proc/sys (sysctl_path) has no NUL, no empty component and no "." or ".."
+// component, so it names a sysctl and nothing beside it. Errors read `linux.sysctl["a..b"]: ...`.
 Result<void> check_sysctl_name(std::string_view key);
 
 namespace detail {

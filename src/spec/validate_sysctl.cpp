@@ -24,7 +24,28 @@ std::string accepted_keys() {
 
 }  // namespace
 
-SysctlNamespace sysctl_namespace(std::string_view key) {
+namespace {
+
+std::string swap_separators(std::string_view key) {
+    std::string swapped(key);
+    for (char& c : swapped) c = c == '.' ? '/' : c == '/' ? '.' : c;
+    return swapped;
+}
+
+bool slash_first(std::string_view key) {
+    auto first = key.find_first_of("./");
+    return first != std::string_view::npos && key[first] == '/';
+}
+
+}  // namespace
+
+std::string sysctl_path(std::string_view key) { return slash_first(key) ? std::string(key) : swap_separators(key); }
+
+std::string sysctl_dotted(std::string_view key) { return slash_first(key) ? swap_separators(key) : std::string(key); }
+
+SysctlNamespace sysctl_namespace(std::string_view name) {
+    const std::string dotted = sysctl_dotted(name);
+    const std::string_view key = dotted;
     if (std::find(ipc_keys.begin(), ipc_keys.end(), key) != ipc_keys.end() || key.starts_with("fs.mqueue."))
         return SysctlNamespace::ipc;
     if (key.starts_with("net.")) return SysctlNamespace::network;
@@ -43,11 +64,17 @@ std::string_view namespace_type(SysctlNamespace ns) {
 }
 
 Result<void> check_sysctl_name(std::string_view key) {
-    if (key.find('/') != std::string_view::npos || key.find('\0') != std::string_view::npos)
-        return fail_msg(field(key) + ": a sysctl name is dot-separated and holds no '/' or NUL");
-    if (key.empty() || key.front() == '.' || key.back() == '.' || key.find("..") != std::string_view::npos)
-        return fail_msg(field(key) + ": empty component in sysctl name");
-    return {};
+    if (key.find('\0') != std::string_view::npos) return fail_msg(field(key) + ": a sysctl name holds no NUL");
+    const std::string path = sysctl_path(key);
+    std::string_view rest = path;
+    while (true) {
+        std::string_view component = rest.substr(0, rest.find('/'));
+        if (component.empty()) return fail_msg(field(key) + ": empty component in sysctl name");
+        if (component == "." || component == "..")
+            return fail_msg(field(key) + ": a sysctl name has no \".\" or \"..\" component");
+        if (component.size() == rest.size()) return {};
+        rest.remove_prefix(component.size() + 1);
+    }
 }
 
 namespace detail {
@@ -59,7 +86,7 @@ Result<void> check_sysctls(const Linux& linux) {
         if (ns == SysctlNamespace::none)
             return fail_msg(field(key) + ": refused: the kernel does not keep it per namespace, so writing it "
                             "would change the host (accepted: " + accepted_keys() + ")");
-        if (key == "kernel.hostname")
+        if (sysctl_dotted(key) == "kernel.hostname")
             return fail_msg(field(key) + ": refused: set the container's hostname with the \"hostname\" field");
         std::string_view type = namespace_type(ns);
         bool own = std::any_of(linux.namespaces.begin(), linux.namespaces.end(),

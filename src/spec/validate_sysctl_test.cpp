@@ -93,11 +93,30 @@ TEST_CASE("validate refuses kernel.hostname as runc does: the hostname field set
 }
 
 TEST_CASE("validate refuses sysctl keys that are not plain names", "[spec][sysctl]") {
-    for (const char* key : {"net/ipv4/ip_forward", "net..ipv4", ".net.ipv4", "net.ipv4.", "", "net.../etc"}) {
+    for (const char* key : {"net..ipv4", ".net.ipv4", "net.ipv4.", "", "net.../etc", "net//ipv4", "net/../kernel/x",
+                            "net/./ipv4/ip_forward", "net.ipv4./..x"}) {
         INFO(key);
         CHECK_THAT(error_of(with_sysctl(key)), Catch::StartsWith("linux.sysctl[\"" + std::string(key) + "\"]: "));
     }
     CHECK(error_of(with_sysctl("net..ipv4")) == "linux.sysctl[\"net..ipv4\"]: empty component in sysctl name");
     CHECK(error_of(with_sysctl(std::string("net.ipv4\0.x", 11))) ==
-          "linux.sysctl[\"net.ipv4\\x00.x\"]: a sysctl name is dot-separated and holds no '/' or NUL");
+          "linux.sysctl[\"net.ipv4\\x00.x\"]: a sysctl name holds no NUL");
+    CHECK(error_of(with_sysctl("net/../kernel/core_pattern")) ==
+          "linux.sysctl[\"net/../kernel/core_pattern\"]: a sysctl name has no \".\" or \"..\" component");
+}
+
+TEST_CASE("sysctl names are read as sysctl.d(5) says: '/' first keeps the path, '.' first swaps the separators",
+          "[spec][sysctl]") {
+    using husk::spec::sysctl_path;
+    CHECK(sysctl_path("net.ipv4.ip_forward") == "net/ipv4/ip_forward");
+    CHECK(sysctl_path("net/ipv4/ip_forward") == "net/ipv4/ip_forward");
+    CHECK(sysctl_path("net.ipv4.conf.eth0/100.forwarding") == "net/ipv4/conf/eth0.100/forwarding");
+    CHECK(sysctl_path("net/ipv4/conf/eth0.100/forwarding") == "net/ipv4/conf/eth0.100/forwarding");
+    CHECK(husk::spec::sysctl_dotted("net/ipv4/conf/eth0.100/forwarding") == "net.ipv4.conf.eth0/100.forwarding");
+    // Either spelling is classified (and refused) alike.
+    CHECK(husk::spec::sysctl_namespace("net/ipv4/ip_forward") == SysctlNamespace::network);
+    CHECK(husk::spec::sysctl_namespace("kernel/shmmni") == SysctlNamespace::ipc);
+    CHECK(husk::spec::sysctl_namespace("kernel/core_pattern") == SysctlNamespace::none);
+    CHECK(error_of(with_sysctl("kernel/hostname", "x")) ==
+          "linux.sysctl[\"kernel/hostname\"]: refused: set the container's hostname with the \"hostname\" field");
 }

@@ -75,10 +75,7 @@ Result<SysctlPlan> prepare_sysctl(const std::map<std::string, std::string>& sysc
         if (ns == spec::SysctlNamespace::none)
             return fail_msg(where + ": refused: not a namespaced sysctl, writing it would change the host");
         TRY(check_not_host_namespace(where, ns, joined));
-        std::string path = key;
-        for (char& c : path)
-            if (c == '.') c = '/';
-        plan.entries.push_back({key, std::move(path), value});
+        plan.entries.push_back({key, spec::sysctl_path(key), value});
     }
     return plan;
 }

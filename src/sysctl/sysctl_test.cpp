@@ -59,18 +59,20 @@ ChildReport apply_in_child(const husk::sysctl::SysctlPlan& plan, ProcMount proc,
 
 }  // namespace
 
-TEST_CASE("prepare_sysctl maps dotted keys to paths below /proc/sys", "[sysctl]") {
-    auto plan = husk::sysctl::prepare_sysctl({{"net.ipv4.ip_forward", "1"}, {"kernel.shmmax", "4096"}}, {});
+TEST_CASE("prepare_sysctl maps keys of either spelling to paths below /proc/sys", "[sysctl]") {
+    auto plan = husk::sysctl::prepare_sysctl({{"net.ipv4.ip_forward", "1"}, {"kernel.shmmax", "4096"},
+                                              {"net/ipv4/conf/eth0.100/forwarding", "0"}}, {});
     REQUIRE(plan);
-    REQUIRE(plan->entries.size() == 2);
+    REQUIRE(plan->entries.size() == 3);
     CHECK(plan->entries[0].key == "kernel.shmmax");
     CHECK(plan->entries[0].path == "kernel/shmmax");
-    CHECK(plan->entries[1].path == "net/ipv4/ip_forward");
+    CHECK(plan->entries[1].path == "net/ipv4/ip_forward");  // the map's order: '.' sorts before '/'
     CHECK(plan->entries[1].value == "1");
+    CHECK(plan->entries[2].path == "net/ipv4/conf/eth0.100/forwarding");
 }
 
 TEST_CASE("prepare_sysctl refuses keys that are not plain sysctl names", "[sysctl]") {
-    for (const char* key : {"net/ipv4/ip_forward", "net..ipv4", ".net.ipv4", "net.ipv4.", "", "net.../etc"}) {
+    for (const char* key : {"net/../kernel/x", "net..ipv4", ".net.ipv4", "net.ipv4.", "", "net.../etc"}) {
         auto plan = husk::sysctl::prepare_sysctl({{key, "1"}}, {});
         INFO(key);
         REQUIRE_FALSE(plan);

@@ -123,6 +123,28 @@ TEST_CASE("an ipc sysctl is refused without an ipc namespace and applies inside 
     CHECK(r["errno"].num() == 0);
     CHECK(trimmed(r["content"].str()) == wanted);
     CHECK(host_value("kernel.shmmni") == before);
+
+    // sysctl.d(5)'s other spelling names the same file (runc accepts it; Kubernetes passes such keys).
+    const std::string other = wanted == "1024" ? "3072" : "1024";
+    own.config["linux"]["sysctl"] = Json::object({{"kernel/shmmni", other}});
+    Json slash = sb.run_probe(own);
+    CHECK(slash["errno"].num() == 0);
+    CHECK(trimmed(slash["content"].str()) == other);
+    CHECK(host_value("kernel.shmmni") == before);
+}
+
+TEST_CASE("a host-wide sysctl spelled with slashes is refused like its dotted name", "[integration][sysctl]") {
+    const std::string before = host_value("kernel.core_pattern");
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    b.config["linux"]["sysctl"] = Json::object({{"kernel/core_pattern", before}});
+    require_refused(sb.create(b, sb.id("slash")), "linux.sysctl[\"kernel/core_pattern\"]: refused: the kernel does "
+                                                   "not keep it per namespace, so writing it would change the host");
+    b.config["linux"]["sysctl"] = Json::object({{"net/../kernel/core_pattern", before}});
+    require_refused(sb.create(b, sb.id("dotdot")), "linux.sysctl[\"net/../kernel/core_pattern\"]: a sysctl name has "
+                                                    "no \".\" or \"..\" component");
+    check_nothing_left(sb);
+    CHECK(host_value("kernel.core_pattern") == before);
 }
 
 TEST_CASE("a net sysctl applies in a network namespace joined by path that is not the host's",
