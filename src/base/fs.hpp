@@ -13,6 +13,9 @@ namespace husk {
 // open(2)/openat(2) with O_CLOEXEC always added.
 Result<UniqueFd> open_fd(const std::string& path, int flags, mode_t mode = 0);
 Result<UniqueFd> open_fd_at(int dirfd, const std::string& path, int flags, mode_t mode = 0);
+// The same, naming `subject` in the error: the path the user knows (often dirfd's path joined with path),
+// where path alone would say only "cgroup.procs".
+Result<UniqueFd> open_fd_at(int dirfd, const std::string& path, int flags, std::string_view subject);
 
 // Whole-file reads take regular files only (opened O_NONBLOCK, so a FIFO cannot block the open, and
 // refused after fstat, like /dev/zero, which never ends) and stop at max_bytes: more is an error naming the

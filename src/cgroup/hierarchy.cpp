@@ -129,24 +129,18 @@ Result<UniqueFd> open_v2_root(const std::string& mount) {
 Result<UniqueFd> open_cgroup_dir(const CgroupLocation& cgroup) {
     TRY(validate_cgroup_path(cgroup.path));
     UniqueFd root = TRY(open_v2_root(cgroup.mount));
-    int fd = ::openat(root.get(), relative_to_root(cgroup.path).c_str(), O_DIRECTORY | O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return fail_sys(errno, "open", cgroup.where());
-    return UniqueFd(fd);
+    return open_fd_at(root.get(), relative_to_root(cgroup.path), O_DIRECTORY | O_RDONLY | O_NOFOLLOW, cgroup.where());
 }
 
 Result<std::string> read_cgroup_file(int dir_fd, const char* name, const std::string& where) {
-    int fd = ::openat(dir_fd, name, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return fail_sys(errno, "open", where + "/" + name);
-    UniqueFd file(fd);
+    UniqueFd file = TRY(open_fd_at(dir_fd, name, O_RDONLY, where + "/" + name));
     auto text = read_fd(file.get());
     if (!text) return fail_sys(text.error().err, "read", where + "/" + name);
     return text;
 }
 
 Result<void> write_cgroup_file(int dir_fd, const char* name, std::string_view content, const std::string& where) {
-    int fd = ::openat(dir_fd, name, O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return fail_sys(errno, "open", where + "/" + name);
-    UniqueFd file(fd);
+    UniqueFd file = TRY(open_fd_at(dir_fd, name, O_WRONLY, where + "/" + name));
     ssize_t n = ::write(file.get(), content.data(), content.size());
     if (n < 0) return fail_sys(errno, "write", where + "/" + name);
     if (static_cast<std::size_t>(n) != content.size()) return fail_sys(EIO, "short write", where + "/" + name);
