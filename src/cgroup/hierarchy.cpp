@@ -11,6 +11,7 @@
 #include <limits>
 #include <vector>
 
+#include "base/dir.hpp"
 #include "base/fs.hpp"
 #include "cgroup/cgroup.hpp"
 
@@ -182,23 +183,9 @@ long long flat_keyed_value(std::string_view text, std::string_view key) {
 }
 
 Result<std::vector<std::string>> list_child_cgroups(int dir_fd, const std::string& where) {
-    int fd = ::openat(dir_fd, ".", O_DIRECTORY | O_RDONLY | O_CLOEXEC);  // readdir needs its own fd
-    if (fd < 0) return fail_sys(errno, "open", where);
-    DIR* dir = ::fdopendir(fd);
-    if (dir == nullptr) {
-        int err = errno;
-        ::close(fd);
-        return fail_sys(err, "opendir", where);
-    }
     std::vector<std::string> children;
-    errno = 0;
-    while (dirent* entry = ::readdir(dir)) {
-        std::string_view name = entry->d_name;
-        if (entry->d_type == DT_DIR && name != "." && name != "..") children.emplace_back(name);
-    }
-    int err = errno;
-    ::closedir(dir);
-    if (err != 0) return fail_sys(err, "readdir", where);
+    for (const DirEntry& entry : TRY(list_dir_at(dir_fd, where)))
+        if (entry.type == DT_DIR) children.push_back(entry.name);
     return children;
 }
 
