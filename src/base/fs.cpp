@@ -24,6 +24,12 @@ Result<UniqueFd> open_fd_at(int dirfd, const std::string& path, int flags, std::
     return fd;
 }
 
+Result<Pipe> open_pipe() noexcept {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return std::unexpected(Error::sys(errno, "pipe2"));
+    return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
 namespace {
 
 // "a FIFO", for the message that names what was refused.
