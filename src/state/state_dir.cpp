@@ -143,7 +143,15 @@ bool StateDir::locked_by_other() const {
 
 Result<Record> StateDir::read_record() const {
     std::string json = TRY(read_file_at(dir_.get(), record_name));
-    return decode_record(json);
+    Record record = TRY(decode_record(json));
+    if (auto error = read_file_at(dir_.get(), monitor_error, 4096)) record.monitor_error = std::move(*error);
+    else if (error.error().err != ENOENT) record.monitor_error = "";
+    return record;
+}
+
+void StateDir::note_monitor_error(std::string_view message) const {
+    auto file = open_fd_at(dir_.get(), monitor_error, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
+    if (file) (void)write_all(file->get(), message);
 }
 
 Result<void> StateDir::write_record(const Record& record) {
