@@ -67,9 +67,8 @@ bool still_member(pid_t pid, const std::string& path) {
 // Signals one pid read from cgroup.procs. Holding a pidfd pins the process, so once /proc/PID/cgroup
 // confirms it is still in the container's cgroup, the signal cannot reach a recycled pid.
 Result<void> signal_member(pid_t pid, const std::string& path, int signal) {
-    int fd = sys::pidfd_open(pid);
-    if (fd < 0) return errno == ESRCH ? Result<void>() : fail_sys(errno, "pidfd_open", std::to_string(pid));
-    UniqueFd pidfd(fd);
+    UniqueFd pidfd(sys::pidfd_open(pid));
+    if (!pidfd) return errno == ESRCH ? Result<void>() : fail_sys(errno, "pidfd_open", std::to_string(pid));
     if (!still_member(pid, path)) return {};
     if (sys::pidfd_send_signal(pidfd.get(), signal) != 0 && errno != ESRCH)
         return fail_sys(errno, "pidfd_send_signal", std::to_string(pid));
