@@ -13,9 +13,21 @@ Result<UniqueFd> open_fd(const std::string& path, int flags, mode_t mode) {
 }
 
 Result<UniqueFd> open_fd_at(int dirfd, const std::string& path, int flags, mode_t mode) {
-    int fd = ::openat(dirfd, path.c_str(), flags | O_CLOEXEC, mode);
-    if (fd < 0) return fail_sys(errno, "open", path);
-    return UniqueFd(fd);
+    UniqueFd fd(::openat(dirfd, path.c_str(), flags | O_CLOEXEC, mode));
+    if (!fd) return fail_sys(errno, "open", path);
+    return fd;
+}
+
+Result<UniqueFd> open_fd_at(int dirfd, const std::string& path, int flags, std::string_view subject) {
+    UniqueFd fd(::openat(dirfd, path.c_str(), flags | O_CLOEXEC));
+    if (!fd) return fail_sys(errno, "open", subject);
+    return fd;
+}
+
+Result<Pipe> open_pipe() noexcept {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return std::unexpected(Error::sys(errno, "pipe2"));
+    return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
 }
 
 namespace {

@@ -13,6 +13,16 @@ namespace husk {
 // open(2)/openat(2) with O_CLOEXEC always added.
 Result<UniqueFd> open_fd(const std::string& path, int flags, mode_t mode = 0);
 Result<UniqueFd> open_fd_at(int dirfd, const std::string& path, int flags, mode_t mode = 0);
+// The same, naming `subject` in the error: the path the user knows (often dirfd's path joined with path),
+// where path alone would say only "cgroup.procs".
+Result<UniqueFd> open_fd_at(int dirfd, const std::string& path, int flags, std::string_view subject);
+
+// pipe2(2) with O_CLOEXEC, both ends owned. noexcept and allocation-free: a forked hook runner may call it.
+struct Pipe {
+    UniqueFd read_end;
+    UniqueFd write_end;
+};
+Result<Pipe> open_pipe() noexcept;
 
 // Whole-file reads take regular files only (opened O_NONBLOCK, so a FIFO cannot block the open, and
 // refused after fstat, like /dev/zero, which never ends) and stop at max_bytes: more is an error naming the

@@ -87,3 +87,13 @@ TEST_CASE("read_fd reads a pipe to its end and refuses more than the limit", "[b
     REQUIRE_FALSE(r);
     CHECK(r.error().message() == "larger than husk reads (9 bytes)");
 }
+
+TEST_CASE("open_pipe gives two close-on-exec ends that are connected", "[base]") {
+    auto pipe = husk::open_pipe().value();
+    CHECK((fcntl(pipe.read_end.get(), F_GETFD) & FD_CLOEXEC) != 0);
+    CHECK((fcntl(pipe.write_end.get(), F_GETFD) & FD_CLOEXEC) != 0);
+    REQUIRE(write(pipe.write_end.get(), "x", 1) == 1);
+    char c = 0;
+    CHECK(read(pipe.read_end.get(), &c, 1) == 1);
+    CHECK(c == 'x');
+}

@@ -11,6 +11,7 @@
 #include <thread>
 #include <utility>
 
+#include "base/fs.hpp"
 #include "cgroup/controllers.hpp"
 #include "cgroup/device_filter.hpp"
 #include "cgroup/hierarchy.hpp"
@@ -51,9 +52,7 @@ Result<UniqueFd> try_make_path(int root_fd, const CgroupLocation& cgroup, std::v
         } else if (errno != EEXIST) {
             return fail_sys(errno, "mkdir", cgroup.mount + "/" + relative);
         }
-        int fd = ::openat(parent, name.c_str(), O_DIRECTORY | O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0) return fail_sys(errno, "open", cgroup.mount + "/" + relative);
-        current.reset(fd);
+        current = TRY(open_fd_at(parent, name, O_DIRECTORY | O_RDONLY | O_NOFOLLOW, cgroup.mount + "/" + relative));
         parent = current.get();
     }
     return current;
@@ -80,9 +79,9 @@ Result<void> remove_dir(int root_fd, const std::string& relative, const std::str
 
 // Removes a cgroup and the child cgroups below it, deepest first (a cgroup with children is EBUSY).
 Result<void> remove_tree(int root_fd, const std::string& relative, const std::string& where) {
-    int fd = ::openat(root_fd, relative.c_str(), O_DIRECTORY | O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return errno == ENOENT ? Result<void>() : fail_sys(errno, "open", where);
-    UniqueFd dir(fd);
+    auto opened = open_fd_at(root_fd, relative, O_DIRECTORY | O_RDONLY | O_NOFOLLOW, where);
+    if (!opened && opened.error().err == ENOENT) return {};
+    UniqueFd dir = TRY(std::move(opened));
     std::vector<std::string> children = TRY(list_child_cgroups(dir.get(), where));
     for (const std::string& child : children)
         TRY(remove_tree(root_fd, relative + "/" + child, where + "/" + child));

@@ -41,10 +41,9 @@ Result<void> collect_pids(int dir_fd, const std::string& where, std::vector<pid_
     TRY(parse_procs(procs, out, where));
     std::vector<std::string> children = TRY(list_child_cgroups(dir_fd, where));
     for (const std::string& name : children) {
-        int child = ::openat(dir_fd, name.c_str(), O_DIRECTORY | O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (child < 0 && errno == ENOENT) continue;  // removed meanwhile
-        if (child < 0) return fail_sys(errno, "open", where + "/" + name);
-        UniqueFd child_fd(child);
+        auto child = open_fd_at(dir_fd, name, O_DIRECTORY | O_RDONLY | O_NOFOLLOW, where + "/" + name);
+        if (!child && child.error().err == ENOENT) continue;  // removed meanwhile
+        UniqueFd child_fd = TRY(std::move(child));
         TRY(collect_pids(child_fd.get(), where + "/" + name, out));
     }
     return {};
@@ -68,9 +67,8 @@ bool still_member(pid_t pid, const std::string& path) {
 // Signals one pid read from cgroup.procs. Holding a pidfd pins the process, so once /proc/PID/cgroup
 // confirms it is still in the container's cgroup, the signal cannot reach a recycled pid.
 Result<void> signal_member(pid_t pid, const std::string& path, int signal) {
-    int fd = sys::pidfd_open(pid);
-    if (fd < 0) return errno == ESRCH ? Result<void>() : fail_sys(errno, "pidfd_open", std::to_string(pid));
-    UniqueFd pidfd(fd);
+    UniqueFd pidfd(sys::pidfd_open(pid));
+    if (!pidfd) return errno == ESRCH ? Result<void>() : fail_sys(errno, "pidfd_open", std::to_string(pid));
     if (!still_member(pid, path)) return {};
     if (sys::pidfd_send_signal(pidfd.get(), signal) != 0 && errno != ESRCH)
         return fail_sys(errno, "pidfd_send_signal", std::to_string(pid));
@@ -87,9 +85,7 @@ Result<void> signal_each(int dir_fd, const std::string& path, const std::string&
 // Waits until cgroup.events says "frozen <want>". kernfs wakes poll(2) with POLLPRI when the file changes;
 // the short poll timeout re-reads anyway, so a missed wake-up costs milliseconds, not the whole timeout.
 Result<void> wait_frozen(int dir_fd, bool want, std::chrono::milliseconds timeout, const std::string& where) {
-    int fd = ::openat(dir_fd, "cgroup.events", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return fail_sys(errno, "open", where + "/cgroup.events");
-    UniqueFd events(fd);
+    UniqueFd events = TRY(open_fd_at(dir_fd, "cgroup.events", O_RDONLY, where + "/cgroup.events"));
     auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
         if (::lseek(events.get(), 0, SEEK_SET) < 0) return fail_sys(errno, "lseek", where + "/cgroup.events");

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "base/fs.hpp"
 #include "cgroup/hierarchy.hpp"
 #include "husk/unique_fd.hpp"
 
@@ -23,9 +24,7 @@ std::vector<std::string> ancestors(const std::string& path) {
 Result<void> enable_required(int dir_fd, const std::string& where, const std::vector<std::string>& missing) {
     std::string request;
     for (const std::string& name : missing) request += (request.empty() ? "+" : " +") + name;
-    int fd = ::openat(dir_fd, "cgroup.subtree_control", O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return fail_sys(errno, "open", where + "/cgroup.subtree_control");
-    UniqueFd file(fd);
+    UniqueFd file = TRY(open_fd_at(dir_fd, "cgroup.subtree_control", O_WRONLY, where + "/cgroup.subtree_control"));
     if (::write(file.get(), request.data(), request.size()) >= 0) return {};
     if (errno == EBUSY)
         return fail_msg("cannot write \"" + request + "\" to " + where + "/cgroup.subtree_control: " + where +
@@ -41,9 +40,7 @@ Result<void> enable_controllers(int root_fd, const CgroupLocation& cgroup,
                                 const std::vector<std::string>& required, const std::vector<std::string>& best_effort) {
     for (const std::string& relative : ancestors(cgroup.path)) {
         std::string where = relative == "." ? cgroup.mount : cgroup.mount + "/" + relative;
-        int fd = ::openat(root_fd, relative.c_str(), O_DIRECTORY | O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0) return fail_sys(errno, "open", where);
-        UniqueFd dir(fd);
+        UniqueFd dir = TRY(open_fd_at(root_fd, relative, O_DIRECTORY | O_RDONLY | O_NOFOLLOW, where));
         auto available = split_words(TRY(read_cgroup_file(dir.get(), "cgroup.controllers", where)));
         auto enabled = split_words(TRY(read_cgroup_file(dir.get(), "cgroup.subtree_control", where)));
 

@@ -250,9 +250,9 @@ Result<std::vector<std::uint32_t>> attached_device_programs(int cgroup_fd, const
 Result<void> detach_if_husk(int cgroup_fd, std::uint32_t id, const std::string& where) {
     bpf_attr get{};
     get.prog_id = id;
-    int fd = bpf(BPF_PROG_GET_FD_BY_ID, get);
-    if (fd < 0) return errno == ENOENT ? Result<void>() : fail_sys(errno, "open device program " + std::to_string(id) + " of", where);
-    UniqueFd program(fd);
+    UniqueFd program(bpf(BPF_PROG_GET_FD_BY_ID, get));
+    if (!program)
+        return errno == ENOENT ? Result<void>() : fail_sys(errno, "open device program " + std::to_string(id) + " of", where);
     bpf_prog_info info{};
     bpf_attr about{};
     about.info.bpf_fd = static_cast<std::uint32_t>(program.get());

@@ -11,6 +11,7 @@
 #include <limits>
 #include <vector>
 
+#include "base/dir.hpp"
 #include "base/fs.hpp"
 #include "cgroup/cgroup.hpp"
 
@@ -129,24 +130,18 @@ Result<UniqueFd> open_v2_root(const std::string& mount) {
 Result<UniqueFd> open_cgroup_dir(const CgroupLocation& cgroup) {
     TRY(validate_cgroup_path(cgroup.path));
     UniqueFd root = TRY(open_v2_root(cgroup.mount));
-    int fd = ::openat(root.get(), relative_to_root(cgroup.path).c_str(), O_DIRECTORY | O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return fail_sys(errno, "open", cgroup.where());
-    return UniqueFd(fd);
+    return open_fd_at(root.get(), relative_to_root(cgroup.path), O_DIRECTORY | O_RDONLY | O_NOFOLLOW, cgroup.where());
 }
 
 Result<std::string> read_cgroup_file(int dir_fd, const char* name, const std::string& where) {
-    int fd = ::openat(dir_fd, name, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return fail_sys(errno, "open", where + "/" + name);
-    UniqueFd file(fd);
+    UniqueFd file = TRY(open_fd_at(dir_fd, name, O_RDONLY, where + "/" + name));
     auto text = read_fd(file.get());
     if (!text) return fail_sys(text.error().err, "read", where + "/" + name);
     return text;
 }
 
 Result<void> write_cgroup_file(int dir_fd, const char* name, std::string_view content, const std::string& where) {
-    int fd = ::openat(dir_fd, name, O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return fail_sys(errno, "open", where + "/" + name);
-    UniqueFd file(fd);
+    UniqueFd file = TRY(open_fd_at(dir_fd, name, O_WRONLY, where + "/" + name));
     ssize_t n = ::write(file.get(), content.data(), content.size());
     if (n < 0) return fail_sys(errno, "write", where + "/" + name);
     if (static_cast<std::size_t>(n) != content.size()) return fail_sys(EIO, "short write", where + "/" + name);
@@ -188,23 +183,9 @@ long long flat_keyed_value(std::string_view text, std::string_view key) {
 }
 
 Result<std::vector<std::string>> list_child_cgroups(int dir_fd, const std::string& where) {
-    int fd = ::openat(dir_fd, ".", O_DIRECTORY | O_RDONLY | O_CLOEXEC);  // readdir needs its own fd
-    if (fd < 0) return fail_sys(errno, "open", where);
-    DIR* dir = ::fdopendir(fd);
-    if (dir == nullptr) {
-        int err = errno;
-        ::close(fd);
-        return fail_sys(err, "opendir", where);
-    }
     std::vector<std::string> children;
-    errno = 0;
-    while (dirent* entry = ::readdir(dir)) {
-        std::string_view name = entry->d_name;
-        if (entry->d_type == DT_DIR && name != "." && name != "..") children.emplace_back(name);
-    }
-    int err = errno;
-    ::closedir(dir);
-    if (err != 0) return fail_sys(err, "readdir", where);
+    for (const DirEntry& entry : TRY(list_dir_at(dir_fd, where)))
+        if (entry.type == DT_DIR) children.push_back(entry.name);
     return children;
 }
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "base/dir.hpp"
 #include "cgroup/readback_format.hpp"
 #include "husk/unique_fd.hpp"
 
@@ -70,23 +71,14 @@ std::optional<Readback> compare(std::string_view file, std::string_view written,
 
 // Page sizes with a hugetlb.<size>.current file, sorted ("1GB", "2MB").
 Result<std::vector<std::string>> hugetlb_page_sizes(int dir_fd, const std::string& where) {
-    int fd = ::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return fail_sys(errno, "open", where);
-    DIR* dir = ::fdopendir(fd);
-    if (!dir) {
-        int err = errno;
-        ::close(fd);
-        return fail_sys(err, "opendir", where);
-    }
     constexpr std::string_view prefix = "hugetlb.", suffix = ".current";
     std::vector<std::string> sizes;
-    while (const dirent* entry = ::readdir(dir)) {
-        std::string_view name = entry->d_name;
+    for (const DirEntry& entry : TRY(list_dir_at(dir_fd, where))) {
+        std::string_view name = entry.name;
         if (!name.starts_with(prefix) || !name.ends_with(suffix)) continue;
         std::string_view size = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
         if (!size.empty() && size.find('.') == std::string_view::npos) sizes.emplace_back(size);  // not *.rsvd.*
     }
-    ::closedir(dir);
     std::sort(sizes.begin(), sizes.end());
     return sizes;
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/fs.hpp"
 #include "cgroup/controller.hpp"
 #include "cgroup/hierarchy.hpp"
 #include "cgroup/limits.hpp"
@@ -29,9 +30,9 @@ Result<void> apply_limits(int dir_fd, const std::string& where, const std::vecto
     const auto page_size = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
     for (const LimitWrite& w : writes) {
         std::string path = where + "/" + w.file;
-        int fd = ::openat(dir_fd, w.file.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0) return fail_sys(errno, w.field + ": open", path);
-        UniqueFd file(fd);
+        auto opened = open_fd_at(dir_fd, w.file, O_WRONLY | O_NOFOLLOW);
+        if (!opened) return fail_sys(opened.error().err, w.field + ": open", path);
+        UniqueFd file = std::move(*opened);
         // cgroupfs takes one value per write(2).
         ssize_t n = ::write(file.get(), w.value.data(), w.value.size());
         if (n < 0) return fail_sys(errno, w.field + ": write \"" + w.value + "\" to", path);

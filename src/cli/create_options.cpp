@@ -24,12 +24,10 @@ constexpr LimitFlag limit_flags[] = {
 // Checked by the annotation parser itself, so a flag accepts exactly what the annotation does; the message
 // names the flag instead of the annotation.
 Result<void> check_limit_flag(const LimitFlag& limit, const std::string& value) {
-    auto parsed = spec::parse_husk_annotations({{limit.annotation, value}});
+    spec::HuskAnnotations ignored;
+    auto parsed = spec::parse_husk_annotation(limit.annotation, value, ignored);
     if (parsed) return {};
-    std::string message = parsed.error().message();
-    std::string prefix = std::string("annotations[\"") + limit.annotation + "\"]: ";
-    if (message.starts_with(prefix)) message.erase(0, prefix.size());
-    return fail_msg(std::string("--") + limit.flag + ": " + message);
+    return fail_msg(std::string("--") + limit.flag + ": " + parsed.error().message());
 }
 
 }  // namespace

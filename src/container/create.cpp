@@ -14,6 +14,7 @@
 #include <csignal>
 
 #include "container/launch.hpp"
+#include "base/fs.hpp"
 #include "base/sys.hpp"
 #include "monitor/monitor_process.hpp"
 #include "process/sync.hpp"
@@ -35,9 +36,8 @@ struct MonitorReport {
 // soon. A flock belongs to the open file description, so only closing our reference drops it; /dev/null
 // takes over the number, which spawn_options() still lists for init to close.
 void drop_lock_reference(int lock_fd) {
-    int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (null < 0 || ::dup3(null, lock_fd, O_CLOEXEC) < 0) ::_exit(1);
-    ::close(null);
+    auto null = open_fd("/dev/null", O_RDONLY);
+    if (!null || ::dup3(null->get(), lock_fd, O_CLOEXEC) < 0) ::_exit(1);
 }
 
 // Create did not finish (its process died, or it failed after the report): init must not outlive it.

@@ -275,9 +275,8 @@ Result<std::string> container_stats_event(const Runtime& runtime, const std::str
 Result<void> watch_container_events(const Runtime& runtime, const std::string& id, std::chrono::milliseconds interval,
                                     const std::function<void(const std::string& line)>& emit) {
     if (interval <= std::chrono::milliseconds(0)) return fail_msg("the interval must be greater than 0");
-    int raw_inotify = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-    if (raw_inotify < 0) return fail_sys(errno, "inotify_init1");
-    UniqueFd inotify(raw_inotify);
+    UniqueFd inotify(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
+    if (!inotify) return fail_sys(errno, "inotify_init1");
     int state_watch = -1;
     Live live = TRY(open_live(runtime, id, inotify.get(), &state_watch));
     EventStream stream(std::move(live), std::move(inotify), state_watch, emit);

@@ -11,25 +11,13 @@
 #include <cstring>
 #include <ctime>
 
+#include "base/fs.hpp"
 #include "base/stack_text.hpp"
 #include "base/sys.hpp"
 #include "husk/unique_fd.hpp"
 
 namespace husk::hooks {
 namespace {
-
-struct Pipe {
-    UniqueFd read_end;
-    UniqueFd write_end;
-};
-
-bool open_pipe(Pipe& pipe) noexcept {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) return false;
-    pipe.read_end.reset(fds[0]);
-    pipe.write_end.reset(fds[1]);
-    return true;
-}
 
 // Moves fd above 2 so that installing stdin/stdout/stderr cannot overwrite it.
 int above_stdio(int fd) noexcept { return fd > 2 ? fd : ::fcntl(fd, F_DUPFD_CLOEXEC, 3); }
@@ -185,8 +173,9 @@ HookStatus supervise(const PreparedHook& hook, std::string_view state, Pipe& inp
 }  // namespace
 
 HookStatus run_hook_process(const PreparedHook& hook, std::string_view state_json) noexcept {
-    Pipe input, output, exec_error;
-    if (!open_pipe(input) || !open_pipe(output) || !open_pipe(exec_error)) return setup_failure("pipe2", errno);
+    auto input = open_pipe(), output = open_pipe(), exec_error = open_pipe();
+    for (const auto* pipe : {&input, &output, &exec_error})
+        if (!*pipe) return setup_failure("pipe2", pipe->error().err);
 
     sigset_t pipe_signal, previous, pending;
     sigemptyset(&pipe_signal);
@@ -195,7 +184,7 @@ HookStatus run_hook_process(const PreparedHook& hook, std::string_view state_jso
     ::sigpending(&pending);
     const bool was_pending = sigismember(&pending, SIGPIPE);
 
-    HookStatus status = supervise(hook, state_json, input, output, exec_error);
+    HookStatus status = supervise(hook, state_json, *input, *output, *exec_error);
 
     // Discard the SIGPIPE our own write raised, then restore the caller's mask.
     if (!was_pending) {

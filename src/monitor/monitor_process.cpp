@@ -8,6 +8,7 @@
 #include <csignal>
 #include <vector>
 
+#include "base/fs.hpp"
 #include "base/proc_stat.hpp"
 #include "base/sys.hpp"
 #include "monitor/limits.hpp"
@@ -21,9 +22,9 @@ namespace {
 void detach(std::vector<int> keep) {
     ::setsid();
     for (int sig : {SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM, SIGUSR1, SIGUSR2}) ::signal(sig, SIG_IGN);
-    int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-    for (int fd = 0; fd < 3; ++fd) ::dup2(null, fd);
-    keep.push_back(null);
+    auto null = open_fd("/dev/null", O_RDWR);
+    for (int fd = 0; fd < 3 && null; ++fd) ::dup2(null->get(), fd);
+    if (null) keep.push_back(null->get());
     std::sort(keep.begin(), keep.end());
     int from = 3;
     for (int fd : keep) {
@@ -33,7 +34,6 @@ void detach(std::vector<int> keep) {
         }
     }
     ::close_range(static_cast<unsigned>(from), ~0u, 0);
-    ::close(null);
 }
 
 }  // namespace

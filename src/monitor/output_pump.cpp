@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "base/fs.hpp"
+
 namespace husk::monitor {
 namespace {
 
@@ -49,19 +51,20 @@ bool write_fully(int fd, const char* data, std::size_t size) {
 }  // namespace
 
 Result<PumpPipes> open_pump_pipes() {
-    int out[2], err[2];
-    if (::pipe2(out, O_CLOEXEC) != 0) return fail_sys(errno, "pipe2", "stdout");
+    auto out = open_pipe();
+    if (!out) return fail_sys(out.error().err, "pipe2", "stdout");
     PumpPipes pipes;
-    pipes.stdout_read.reset(out[0]);
-    pipes.stdout_write.reset(out[1]);
-    if (::pipe2(err, O_CLOEXEC) != 0) return fail_sys(errno, "pipe2", "stderr");
-    pipes.stderr_read.reset(err[0]);
-    pipes.stderr_write.reset(err[1]);
+    pipes.stdout_read = std::move(out->read_end);
+    pipes.stdout_write = std::move(out->write_end);
+    auto err = open_pipe();
+    if (!err) return fail_sys(err.error().err, "pipe2", "stderr");
+    pipes.stderr_read = std::move(err->read_end);
+    pipes.stderr_write = std::move(err->write_end);
     pipes.watch.reset(::epoll_create1(EPOLL_CLOEXEC));
     if (!pipes.watch) return fail_sys(errno, "epoll_create1", "output pipes");
     // O_NONBLOCK is a flag of the open file description: each pipe end has its own, so the container's
     // write ends stay blocking.
-    for (int fd : {out[0], err[0]}) {
+    for (int fd : {pipes.stdout_read.get(), pipes.stderr_read.get()}) {
         if (::fcntl(fd, F_SETFL, O_NONBLOCK) != 0) return fail_sys(errno, "fcntl O_NONBLOCK", "output pipe");
         // Bigger pipes mean fewer wakeups per MiB (the default holds 64 KiB). Best effort: the limit is
         // /proc/sys/fs/pipe-max-size and the user's pipe quota; the default size works, only slower.

@@ -1,6 +1,7 @@
 #include "monitor/record.hpp"
 
 #include <fcntl.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include <string>
@@ -42,13 +43,25 @@ void qualify_unrecorded_kills(const state::StateDir& dir, state::ExitRecord& exi
     exit.reason = reason_name(Reason::unknown);
 }
 
+// The monitor has no terminal (its stdio is /dev/null), so a record it cannot write is reported where a user
+// finds it: the system log, as conmon reports its own failures, and the state dir's monitor-error file, which
+// `husk state` and `husk events` read when the verdict is missing (verdict_reader.cpp).
+void report_unwritten(const LockedRecord& locked, const char* what, const Error& error) {
+    std::string message = std::string("the monitor could not record ") + what + ": " + error.message();
+    ::openlog("husk", LOG_PID, LOG_DAEMON);
+    ::syslog(LOG_ERR, "container %s: %s", locked.record.id.c_str(), message.c_str());
+    ::closelog();
+    locked.dir.note_monitor_error(message);
+}
+
 }  // namespace
 
 void record_cause(const MonitorPlan& plan, pid_t init, const state::StopCause& cause) {
     auto locked = open_for_update(plan.state_path, init);
     if (!locked || locked->record.cause) return;
     locked->record.cause = cause;
-    (void)locked->dir.write_record(locked->record);
+    if (auto written = locked->dir.write_record(locked->record); !written)
+        report_unwritten(*locked, "the stop cause", written.error());
 }
 
 std::optional<state::ExitRecord> record_exit(const MonitorPlan& plan, pid_t init, const ExitStatus& status) {
@@ -61,7 +74,8 @@ std::optional<state::ExitRecord> record_exit(const MonitorPlan& plan, pid_t init
     qualify_unrecorded_kills(locked->dir, *locked->record.exit);
     locked->record.exit->usage = counters.usage;
     locked->record.exit->factors = std::move(counters.factors);
-    (void)locked->dir.write_record(locked->record);
+    if (auto written = locked->dir.write_record(locked->record); !written)
+        report_unwritten(*locked, "init's exit", written.error());
     return locked->record.exit;
 }
 

@@ -9,6 +9,16 @@
 #include "state/process_identity.hpp"
 
 namespace husk::monitor {
+namespace {
+
+// What the monitor left in monitor-error: its message, or, when the filesystem had no room even for that,
+// where the message went.
+std::string unwritten_exit(const std::string& monitor_error) {
+    if (!monitor_error.empty()) return monitor_error;
+    return "the monitor could not record the exit (state filesystem full?); the system log has its error";
+}
+
+}  // namespace
 
 void await_verdict(const state::Record& record) {
     auto monitor = state::open_live_pidfd(record.monitor_pid, record.monitor_start_time, record.boot_id);
@@ -42,13 +52,18 @@ void write_exit_members(JsonWriter& w, const state::Record& record) {
         w.key("detail").string("husk create (pid " + std::to_string(record.creator_pid) +
                                ") ended before the container was created; delete removes what it left");
     } else if (record.cause) {
-        // Init is gone and nobody recorded how: the monitor was lost (killed, or the machine rebooted). A cause
-        // it recorded before signalling (timeout) still holds; the exit status itself is unknown.
+        // Init is gone and nobody recorded how: the monitor was lost (killed, or the machine rebooted), or it
+        // could not write. A cause it recorded before signalling (timeout) still holds; the exit status itself
+        // is unknown.
         w.key("reason").string(record.cause->reason);
-        w.key("detail").string(record.cause->detail + "; the monitor was lost before it recorded init's exit");
+        w.key("detail").string(record.cause->detail + "; " +
+                               (record.monitor_error ? unwritten_exit(*record.monitor_error)
+                                                     : "the monitor was lost before it recorded init's exit"));
     } else {
         w.key("reason").string(reason_name(Reason::unknown));
-        w.key("detail").string("the monitor did not record the exit (it was killed, or the host rebooted)");
+        w.key("detail").string(record.monitor_error
+                                   ? unwritten_exit(*record.monitor_error)
+                                   : "the monitor did not record the exit (it was killed, or the host rebooted)");
     }
 }
 

@@ -2,13 +2,12 @@
 
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <yajl/yajl_tree.h>
 
 #include <cerrno>
 #include <cstring>
 #include <memory>
 
-#include "base/json_tree.hpp"
+#include "base/json_reader.hpp"
 #include "base/json_writer.hpp"
 #include "base/send_fd.hpp"
 #include "husk/unique_fd.hpp"
@@ -17,8 +16,8 @@ namespace husk::seccomp {
 namespace {
 
 bool is_json_object(std::string_view text) {
-    auto tree = parse_json_tree(text);
-    return tree && YAJL_IS_OBJECT(tree->get());
+    auto tree = json::parse_tree(text);
+    return tree && json::Node(tree->get(), "state").expect_object();
 }
 
 }  // namespace

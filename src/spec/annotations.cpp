@@ -100,47 +100,43 @@ Result<std::uint64_t> parse_size(std::string_view text) {
     return fail_msg("invalid size " + quoted(text) + " (want bytes, or a number with KiB, MiB, GiB, KB, MB, GB)");
 }
 
-Result<HuskAnnotations> parse_husk_annotations(const std::map<std::string, std::string>& annotations) {
+Result<void> parse_husk_annotation(std::string_view key, const std::string& value, HuskAnnotations& out) {
     using std::chrono::duration_cast;
     using std::chrono::milliseconds;
+    std::string_view name = key.substr(husk_annotation_prefix.size());
+    if (name == "timeout" || name == "kill-grace" || name == "cpu-limit") {
+        auto duration = TRY(parse_duration(value));
+        if (name != "kill-grace" && duration.count() == 0) return fail_msg("must be greater than 0");
+        if (name == "cpu-limit") out.cpu_limit = duration;
+        else if (name == "timeout") out.timeout = duration_cast<milliseconds>(duration + microseconds(999));
+        else out.kill_grace = duration_cast<milliseconds>(duration + microseconds(999));
+    } else if (name == "stop-signal") {
+        out.stop_signal = TRY(parse_signal(value));
+    } else if (name == "output-limit") {
+        auto size = TRY(parse_size(value));
+        if (size == 0) return fail_msg("must be greater than 0");
+        out.output_limit = size;
+    } else if (name == "oom-group") {
+        if (value != "true" && value != "false") return fail_msg("want \"true\" or \"false\", not " + quoted(value));
+        out.oom_group = value == "true";
+    } else if (name == "seccomp-unknown-syscalls") {
+        if (value != "error" && value != "skip-allowed")
+            return fail_msg("want \"error\" or \"skip-allowed\", not " + quoted(value));
+        out.seccomp_skip_unknown = value == "skip-allowed";
+    } else {
+        return fail_msg("unknown husk annotation (known: run.husk.timeout, run.husk.kill-grace, "
+                        "run.husk.stop-signal, run.husk.output-limit, run.husk.cpu-limit, run.husk.oom-group, "
+                        "run.husk.seccomp-unknown-syscalls)");
+    }
+    return {};
+}
+
+Result<HuskAnnotations> parse_husk_annotations(const std::map<std::string, std::string>& annotations) {
     HuskAnnotations out;
     for (const auto& [key, value] : annotations) {
         if (!key.starts_with(husk_annotation_prefix)) continue;
-        std::string_view name = std::string_view(key).substr(husk_annotation_prefix.size());
-        auto check = [&](auto&& parsed) -> Result<void> {
-            if (!parsed) return std::unexpected(annotation_error(key, parsed.error()));
-            return {};
-        };
-        if (name == "timeout" || name == "kill-grace" || name == "cpu-limit") {
-            auto duration = parse_duration(value);
-            TRY(check(duration));
-            if (name != "kill-grace" && duration->count() == 0)
-                return fail_msg("annotations[\"" + key + "\"]: must be greater than 0");
-            if (name == "cpu-limit") out.cpu_limit = *duration;
-            else if (name == "timeout") out.timeout = duration_cast<milliseconds>(*duration + microseconds(999));
-            else out.kill_grace = duration_cast<milliseconds>(*duration + microseconds(999));
-        } else if (name == "stop-signal") {
-            auto signal = parse_signal(value);
-            TRY(check(signal));
-            out.stop_signal = *signal;
-        } else if (name == "output-limit") {
-            auto size = parse_size(value);
-            TRY(check(size));
-            if (*size == 0) return fail_msg("annotations[\"" + key + "\"]: must be greater than 0");
-            out.output_limit = *size;
-        } else if (name == "oom-group") {
-            if (value != "true" && value != "false")
-                return fail_msg("annotations[\"" + key + "\"]: want \"true\" or \"false\", not " + quoted(value));
-            out.oom_group = value == "true";
-        } else if (name == "seccomp-unknown-syscalls") {
-            if (value != "error" && value != "skip-allowed")
-                return fail_msg("annotations[\"" + key + "\"]: want \"error\" or \"skip-allowed\", not " + quoted(value));
-            out.seccomp_skip_unknown = value == "skip-allowed";
-        } else {
-            return fail_msg("annotations[\"" + key + "\"]: unknown husk annotation (known: run.husk.timeout, "
-                            "run.husk.kill-grace, run.husk.stop-signal, run.husk.output-limit, "
-                            "run.husk.cpu-limit, run.husk.oom-group, run.husk.seccomp-unknown-syscalls)");
-        }
+        auto parsed = parse_husk_annotation(key, value, out);
+        if (!parsed) return std::unexpected(annotation_error(key, parsed.error()));
     }
     return out;
 }

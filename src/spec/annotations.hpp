@@ -33,6 +33,9 @@ Result<std::chrono::microseconds> parse_duration(std::string_view text);
 // "4096", "64KiB", "10MB", "1GiB": binary (KiB, MiB, GiB; also K, M, G) and decimal (KB, MB, GB) units.
 Result<std::uint64_t> parse_size(std::string_view text);
 
+// Reads one run.husk.* annotation (key starts with husk_annotation_prefix) into out. The error is the reason
+// alone ("must be greater than 0"), so each caller names the source: the annotation, or the CLI's flag.
+Result<void> parse_husk_annotation(std::string_view key, const std::string& value, HuskAnnotations& out);
 // Reads every run.husk.* annotation. Errors name the annotation: `annotations["run.husk.timeout"]: ...`.
 Result<HuskAnnotations> parse_husk_annotations(const std::map<std::string, std::string>& annotations);
 

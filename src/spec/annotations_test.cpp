@@ -88,3 +88,15 @@ TEST_CASE("bad husk annotations are errors naming the annotation", "[spec]") {
           "annotations[\"run.husk.oom-group\"]: want \"true\" or \"false\", not \"yes\"");
     CHECK(message("run.husk.tenant", "a").starts_with("annotations[\"run.husk.tenant\"]: unknown husk annotation"));
 }
+
+TEST_CASE("one annotation's error is the reason alone, and the whole map's names the annotation", "[spec]") {
+    husk::spec::HuskAnnotations out;
+    auto one = husk::spec::parse_husk_annotation("run.husk.timeout", "0", out);
+    REQUIRE_FALSE(one);
+    CHECK(one.error().message() == "must be greater than 0");
+    auto all = parse_husk_annotations({{"run.husk.timeout", "0"}});
+    REQUIRE_FALSE(all);
+    CHECK(all.error().message() == "annotations[\"run.husk.timeout\"]: must be greater than 0");
+    REQUIRE(husk::spec::parse_husk_annotation("run.husk.output-limit", "64KiB", out));
+    CHECK(out.output_limit == 65536u);
+}

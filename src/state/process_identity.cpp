@@ -20,9 +20,8 @@ std::optional<UniqueFd> open_live_pidfd(pid_t pid, std::uint64_t start_time, con
     if (pid <= 0) return std::nullopt;
     auto current_boot = read_boot_id();
     if (!current_boot || *current_boot != boot_id) return std::nullopt;
-    int fd = sys::pidfd_open(pid, 0);
-    if (fd < 0) return std::nullopt;
-    UniqueFd pidfd(fd);
+    UniqueFd pidfd(sys::pidfd_open(pid, 0));
+    if (!pidfd) return std::nullopt;
     auto stat = read_proc_stat(pid);
     if (!stat || stat->start_time != start_time || stat->state == 'Z' || stat->state == 'X') return std::nullopt;
     return pidfd;

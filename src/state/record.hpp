@@ -96,6 +96,9 @@ struct Record {
     // facts behind the reason `killed` (sorted, no duplicates).
     std::vector<int> kill_requests;
     std::optional<ExitRecord> exit;
+    // Not part of state.json: the monitor-error file beside it (StateDir::note_monitor_error), read with the
+    // record. Present (perhaps empty) when the monitor failed to write the record at some point.
+    std::optional<std::string> monitor_error;
 };
 
 std::string encode_record(const Record& record);

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <utility>
 
+#include "base/dir.hpp"
 #include "base/fs.hpp"
 #include "base/proc_stat.hpp"
 #include "state/process_identity.hpp"
@@ -35,21 +36,11 @@ Result<void> make_root(const std::string& root) {
 }
 
 Result<void> remove_entries(int dirfd, const std::string& path) {
-    int dup = ::openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dup < 0) return fail_sys(errno, "open", path);
-    DIR* dir = ::fdopendir(dup);
-    if (dir == nullptr) {
-        ::close(dup);
-        return fail_sys(errno, "opendir", path);
-    }
     int err = 0;
-    while (dirent* entry = ::readdir(dir)) {
-        std::string name = entry->d_name;
-        if (name == "." || name == "..") continue;
-        int flags = entry->d_type == DT_DIR ? AT_REMOVEDIR : 0;
-        if (::unlinkat(dirfd, name.c_str(), flags) != 0 && errno != ENOENT) err = errno;
+    for (const DirEntry& entry : TRY(list_dir_at(dirfd, path))) {
+        int flags = entry.type == DT_DIR ? AT_REMOVEDIR : 0;
+        if (::unlinkat(dirfd, entry.name.c_str(), flags) != 0 && errno != ENOENT) err = errno;
     }
-    ::closedir(dir);
     if (err != 0) return fail_sys(err, "remove", path);
     return {};
 }
@@ -152,7 +143,15 @@ bool StateDir::locked_by_other() const {
 
 Result<Record> StateDir::read_record() const {
     std::string json = TRY(read_file_at(dir_.get(), record_name));
-    return decode_record(json);
+    Record record = TRY(decode_record(json));
+    if (auto error = read_file_at(dir_.get(), monitor_error, 4096)) record.monitor_error = std::move(*error);
+    else if (error.error().err != ENOENT) record.monitor_error = "";
+    return record;
+}
+
+void StateDir::note_monitor_error(std::string_view message) const {
+    auto file = open_fd_at(dir_.get(), monitor_error, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
+    if (file) (void)write_all(file->get(), message);
 }
 
 Result<void> StateDir::write_record(const Record& record) {
@@ -166,19 +165,18 @@ Result<void> StateDir::remove() {
 }
 
 void remove_abandoned_creations(const std::string& root, const ContainerId& id) {
-    DIR* dir = ::opendir(root.c_str());
-    if (dir == nullptr) return;
+    auto entries = list_dir(root);
+    if (!entries) return;
     std::vector<std::string> abandoned;
     const std::string prefix = creating_prefix(id);
     auto boot_id = read_boot_id();
-    while (dirent* entry = ::readdir(dir)) {
-        std::string_view name = entry->d_name;
+    for (const DirEntry& entry : *entries) {
+        std::string_view name = entry.name;
         if (!name.starts_with(prefix)) continue;
         auto creator = parse_creator(name.substr(prefix.size()));
         if (creator && boot_id && !open_live_pidfd(creator->first, creator->second, *boot_id))
             abandoned.emplace_back(name);
     }
-    ::closedir(dir);
     for (const std::string& name : abandoned) {
         std::string path = root + "/" + name;
         auto fd = open_fd(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
@@ -189,13 +187,12 @@ void remove_abandoned_creations(const std::string& root, const ContainerId& id) 
 
 std::vector<ContainerId> list_ids(const std::string& root) {
     std::vector<std::string> names;
-    DIR* dir = ::opendir(root.c_str());
-    if (dir == nullptr) return {};
-    while (dirent* entry = ::readdir(dir)) {
-        // `.`, `..` and the `.creating@*` temporaries are not ids: ContainerId::parse skips them below.
-        if (entry->d_type == DT_DIR || entry->d_type == DT_UNKNOWN) names.emplace_back(entry->d_name);
+    auto entries = list_dir(root);
+    if (!entries) return {};
+    for (const DirEntry& entry : *entries) {
+        // The `.creating@*` temporaries are not ids: ContainerId::parse skips them below.
+        if (entry.type == DT_DIR || entry.type == DT_UNKNOWN) names.push_back(entry.name);
     }
-    ::closedir(dir);
     std::sort(names.begin(), names.end());
     std::vector<ContainerId> ids;
     for (const std::string& name : names)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "husk/container_id.hpp"
@@ -45,6 +46,13 @@ public:
     static constexpr const char* exec_fifo = "exec.fifo";
     // An empty file that exists while every kill request husk sent is in the record (see `kill`).
     static constexpr const char* kills_recorded = "kills-recorded";
+    // What the monitor could not write into the record (it has no terminal to say it on). read_record fills
+    // Record::monitor_error from it.
+    static constexpr const char* monitor_error = "monitor-error";
+    // Best effort: (re)writes monitor-error with `message`. The file is created even when the filesystem has
+    // no room left for its text (creating an empty file needs an inode, not a block), so its presence alone
+    // still tells a reader that a write failed.
+    void note_monitor_error(std::string_view message) const;
 
 private:
     StateDir(std::string path, UniqueFd dir, UniqueFd lock) : path_(std::move(path)), dir_(std::move(dir)), lock_(std::move(lock)) {}

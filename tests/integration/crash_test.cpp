@@ -57,6 +57,18 @@ struct TinyTmpfs {
     void make_room() const { ::unlink((path + "/filler").c_str()); }
 };
 
+// husk with its --root on the tiny tmpfs. The sandbox's own cleanup deletes under its --root only, so a test
+// deletes these itself (DeleteOnExit); they are gone with the tmpfs anyway.
+Output husk_in(Sandbox& sb, const TinyTmpfs& tiny, std::vector<std::string> args) {
+    args.insert(args.begin(), {paths().husk, "--root", tiny.path});
+    return sb.command(args);
+}
+
+struct DeleteOnExit {
+    std::function<void()> body;
+    ~DeleteOnExit() { body(); }
+};
+
 }  // namespace
 
 TEST_CASE("delete --force removes everything a create killed at a random point left behind", "[crash]") {
@@ -152,10 +164,7 @@ TEST_CASE("kill and delete --force work on a full state filesystem", "[crash]") 
     Sandbox sb;
     TinyTmpfs tiny(sb.dir() + "/tiny-root", "256k");
     REQUIRE_FALSE(tiny.path.empty());
-    auto husk = [&](std::vector<std::string> args) {
-        args.insert(args.begin(), {paths().husk, "--root", tiny.path});
-        return sb.command(args);
-    };
+    auto husk = [&](std::vector<std::string> args) { return husk_in(sb, tiny, std::move(args)); };
     Bundle bundle = sb.bundle();
     // The workload ends politely on SIGTERM once the test lets it (the file /release appears), so the verdict
     // is written after the filesystem has room again.
@@ -163,11 +172,7 @@ TEST_CASE("kill and delete --force work on a full state filesystem", "[crash]") 
         {"/bin/sh", "-c", "trap 'while [ ! -e /release ]; do sleep 0.02; done; exit 0' TERM; while :; do sleep 0.05; done"});
     bundle.write();
     std::string polite = sb.id("polite"), other = sb.id("other");
-    // The sandbox's own cleanup deletes under its --root; these live under the tmpfs (gone with it).
-    struct DeleteOnExit {
-        std::function<void()> body;
-        ~DeleteOnExit() { body(); }
-    } delete_on_exit{[&] {
+    DeleteOnExit delete_on_exit{[&] {
         for (const std::string& id : {polite, other})
             if (!tiny.path.empty()) husk({"delete", "--force", id});
     }};
@@ -203,6 +208,46 @@ TEST_CASE("kill and delete --force work on a full state filesystem", "[crash]") 
     CHECK(state["husk"]["exit"]["reason"].str() == "unknown");
     CHECK(state["husk"]["exit"]["code"].num() == 0);
     CHECK(husk({"delete", polite}).exit_code == 0);
+    tiny.unmount();
+    check_nothing_left(sb);
+}
+
+TEST_CASE("a verdict the monitor cannot write is reported in state, not dropped", "[crash]") {
+    Sandbox sb;
+    TinyTmpfs tiny(sb.dir() + "/tiny-root", "256k");
+    REQUIRE_FALSE(tiny.path.empty());
+    auto husk = [&](std::vector<std::string> args) { return husk_in(sb, tiny, std::move(args)); };
+    Bundle bundle = sb.bundle();
+    // The workload exits 0 once the test lets it (/release appears), after the state filesystem filled up.
+    bundle.config["process"]["args"] = Json::strings({"/bin/sh", "-c", "while [ ! -e /release ]; do sleep 0.02; done"});
+    bundle.write();
+    std::string id = sb.id("unwritten");
+    DeleteOnExit delete_on_exit{[&] {
+        if (!tiny.path.empty()) husk({"delete", "--force", id});
+    }};
+    Output created = husk({"create", "--bundle", bundle.dir, id});
+    INFO(created.describe());
+    REQUIRE(created.exit_code == 0);
+    REQUIRE(husk({"start", id}).exit_code == 0);
+
+    tiny.fill();
+    write_file(bundle.rootfs() + "/release", "");
+    Json state;
+    for (int i = 0; i < 500; ++i) {
+        Output out = husk({"state", id});
+        REQUIRE(out.exit_code == 0);
+        state = Json::parse(out.out);
+        if (state["status"].str() == "stopped" && state["husk"].contains("exit")) break;
+        std::this_thread::sleep_for(Ms(20));
+    }
+    INFO(state.dump());
+    // Not the "killed, or the host rebooted" of a lost monitor: the monitor said why it wrote no verdict.
+    CHECK(state["husk"]["exit"]["reason"].str() == "unknown");
+    CHECK_THAT(state["husk"]["exit"]["detail"].str(), Catch::Matchers::Contains("could not record"));
+    CHECK(::access((tiny.path + "/" + id + "/monitor-error").c_str(), F_OK) == 0);
+
+    tiny.make_room();
+    CHECK(husk({"delete", id}).exit_code == 0);
     tiny.unmount();
     check_nothing_left(sb);
 }
