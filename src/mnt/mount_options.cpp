@@ -2,6 +2,7 @@
 
 #include <sys/mount.h>
 
+#include <algorithm>
 #include <string_view>
 
 namespace husk::mnt {
@@ -169,15 +170,18 @@ MountAttributes mount_attributes(const MountOptions& options) noexcept {
     return attributes;
 }
 
+// Built from the tables parse_mount_options reads, so the features document lists every word husk knows and
+// nothing else (features.md: "mountOptions: the list of the recognized mount options").
 const std::vector<std::string>& feature_mount_options() {
-    static const std::vector<std::string> options = {
-        "async", "atime", "bind", "defaults", "dev", "diratime", "dirsync", "exec", "mand", "noatime",
-        "nodev", "nodiratime", "noexec", "nomand", "norelatime", "nostrictatime", "nosuid", "private",
-        "rbind", "relatime", "remount", "ro", "rprivate", "rshared", "rslave", "runbindable", "rw",
-        "shared", "slave", "strictatime", "suid", "sync", "unbindable", "ratime", "rdiratime", "rexec",
-        "rnoatime", "rnodev", "rnodiratime", "rnoexec", "rnosuid", "rrelatime", "rro", "rrw",
-        "rstrictatime", "rdev", "rsuid", "rnorelatime", "rnostrictatime",
-    };
+    static const std::vector<std::string> options = [] {
+        std::vector<std::string> all;
+        for (const auto& word : flag_words) all.emplace_back(word.name);
+        for (const auto& word : propagation_words) all.emplace_back(word.name);
+        for (const auto& word : recursive_words) all.emplace_back(word.name);
+        for (const auto& word : recursive_atime_words) all.emplace_back(word.name);
+        std::sort(all.begin(), all.end());
+        return all;
+    }();
     return options;
 }
 

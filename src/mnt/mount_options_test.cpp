@@ -3,6 +3,7 @@
 #include <sys/mount.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -196,6 +197,16 @@ TEST_CASE("superblock_flag_keys names the flags fsconfig takes for a new filesys
     CHECK(superblock_flag_keys(parse({"lazytime", "sync", "ro", "dirsync", "mand", "iversion", "silent"})) ==
           std::vector<std::string>{"ro", "sync", "dirsync", "mand", "lazytime"});
     CHECK(superblock_flag_keys(parse({"ro", "rw"})).empty());
+}
+
+TEST_CASE("the features document lists the mount options husk parses and tmpfs or data words are not among them",
+          "[mnt]") {
+    const auto& listed = husk::mnt::feature_mount_options();
+    CHECK(std::is_sorted(listed.begin(), listed.end()));
+    for (const char* word : {"lazytime", "nosymfollow", "rnosymfollow", "iversion", "silent", "ro", "rro", "rprivate"})
+        CHECK(std::find(listed.begin(), listed.end(), word) != listed.end());
+    for (const char* word : {"mode=755", "size=64k", "tmpcopyup", "idmap"})
+        CHECK(std::find(listed.begin(), listed.end(), word) == listed.end());
 }
 
 TEST_CASE("every mount option the features document lists is one husk parses", "[mnt]") {
