@@ -13,6 +13,7 @@
 
 #include "base/dir.hpp"
 #include "base/fs.hpp"
+#include "base/quote.hpp"
 #include "cgroup/cgroup.hpp"
 
 namespace husk::cgroup {
@@ -27,8 +28,6 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
         text.remove_prefix(at + 1);
     }
 }
-
-std::string quoted(std::string_view text) { return "\"" + std::string(text) + "\""; }
 
 // Joins the non-empty components of path, dropping "." and refusing ".." (no escape from the subtree).
 Result<std::string> clean_components(std::string_view path, std::string_view original) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "base/dir.hpp"
+#include "base/quote.hpp"
 #include "cgroup/readback_format.hpp"
 #include "husk/unique_fd.hpp"
 
@@ -19,8 +20,6 @@ void list(const spec::Resources& resources, Requests& out) {
     for (std::size_t i = 0; i < resources.hugepage_limits.size(); ++i)
         out.add("hugepageLimits[" + std::to_string(i) + "]", "hugetlb");
 }
-
-std::string quoted(std::string_view text) { return "\"" + std::string(text) + "\""; }
 
 // "2MB": digits and a unit, as the kernel names hugetlb.<size>.* files (config-linux.md: <size><unit-prefix>B).
 bool valid_page_size(const std::string& size) {

@@ -7,13 +7,12 @@
 
 #include <algorithm>
 
+#include "base/quote.hpp"
 #include "cgroup/controller.hpp"
 #include "cgroup/unified.hpp"
 
 namespace husk::cgroup {
 namespace {
-
-std::string quoted(std::string_view text) { return "\"" + std::string(text) + "\""; }
 
 // unified keys are file names in the container's cgroup, written verbatim (config-linux.md "Unified"): only
 // files of a controller enabled for that cgroup, and the two core limits (see unified.hpp).

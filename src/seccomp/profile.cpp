@@ -9,6 +9,7 @@
 #include <optional>
 #include <string_view>
 
+#include "base/quote.hpp"
 #include "seccomp/kernel.hpp"
 
 namespace husk::seccomp {
@@ -18,7 +19,6 @@ constexpr std::string_view kPath = "linux.seccomp";
 constexpr unsigned kMaxErrno = 4095;          // the kernel caps SECCOMP_RET_ERRNO data at MAX_ERRNO
 constexpr std::size_t kMaxAlternatives = 256;  // per entry: a bound on the OR expansion of args
 
-std::string quoted(std::string_view text) { return "\"" + std::string(text) + "\""; }
 std::string entry_path(std::size_t entry) { return std::string(kPath) + ".syscalls[" + std::to_string(entry) + "]"; }
 Error at(const std::string& path, std::string_view text) { return Error::msg(path + ": " + std::string(text)); }
 

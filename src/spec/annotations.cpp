@@ -3,6 +3,7 @@
 #include <charconv>
 #include <limits>
 
+#include "base/quote.hpp"
 #include "base/signal_names.hpp"
 
 namespace husk::spec {
@@ -53,8 +54,6 @@ struct Unit {
     std::string_view name;
     std::uint64_t scale;
 };
-
-std::string quoted(std::string_view text) { return "\"" + std::string(text) + "\""; }
 
 Error annotation_error(std::string_view key, const Error& why) {
     return Error::msg("annotations[\"" + std::string(key) + "\"]: " + why.message());
