@@ -226,3 +226,43 @@ TEST_CASE("without a subreaper caller, init's parent is the monitor and state ha
     require_ok(sb.husk({"delete", id}));
     check_nothing_left(sb);
 }
+
+// conmon and the shim reap init the moment it exits, so the monitor, woken by the same exit, usually finds
+// init already gone from /proc. On a kernel without PIDFD_INFO_EXIT (before 6.15: the VM's Debian 6.1)
+// nothing can tell it the status any more: it must record `unknown` and end at once. It polled for 5 s
+// instead, and conmon, its parent, waited for it (found by the podman client suite). Here the monitor is
+// stopped while init exits and is reaped, so it always loses that race. Tagged [vm] too: the VM's kernel is
+// the one that lacks the exit report; on a newer kernel the pidfd still gives the code.
+TEST_CASE("the monitor ends at once when the subreaper reaped init before it looked", "[integration][subreaper][vm]") {
+    bool pidfd_exit = kernel_reports_exit_through_pidfd();
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    b.config["process"]["args"] = Json::strings({"/bin/sh", "-c", "until [ -e /go ]; do sleep 0.02; done; exit 3"});
+    std::string id = sb.id("lost-race");
+    Process caller = spawn_caller(sb, b, id);
+    REQUIRE(wait_for_text(caller, "started"));
+    pid_t monitor = static_cast<pid_t>(state_record(sb, id)["monitorPid"].num());
+    REQUIRE(monitor > 0);
+    REQUIRE(kill(monitor, SIGSTOP) == 0);
+    write_file(b.rootfs() + "/go", "");
+    bool reaped = wait_for_text(caller, "reaped");
+    auto resumed = std::chrono::steady_clock::now();
+    kill(monitor, SIGCONT);
+    INFO("subreaper-caller so far: " << caller.current_out());
+    REQUIRE(reaped);
+    Output out = caller.wait();
+    auto monitor_took = std::chrono::duration_cast<Ms>(std::chrono::steady_clock::now() - resumed);
+    INFO("subreaper-caller: " << out.describe() << "; the monitor ended " << monitor_took.count()
+                              << " ms after it was resumed");
+    REQUIRE(out.exit_code == 0);
+    CHECK(parse_caller(out.out).result["others"].num() == 1);
+    CHECK(monitor_took < Ms(2000));  // it used to take 5 s
+    Json st = sb.state(id);
+    INFO("state: " << st.dump());
+    CHECK(st["status"].str() == "stopped");
+    REQUIRE(st["husk"].contains("exit"));
+    if (pidfd_exit) CHECK(st["husk"]["exit"]["code"].num() == 3);
+    else CHECK(st["husk"]["exit"]["reason"].str() == "unknown");
+    require_ok(sb.husk({"delete", id}));
+    check_nothing_left(sb);
+}
