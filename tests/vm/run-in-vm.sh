@@ -43,7 +43,7 @@ done
 [ $# -gt 0 ] || usage
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || usage
 # Below 128 MB Debian's kernel and the initramfs alone do not fit.
-[[ $memory =~ ^[1-9][0-9]*$ ]] && [ "$memory" -ge 128 ] || die "--memory $memory: give megabytes, 128 or more"
+if ! [[ $memory =~ ^[1-9][0-9]*$ ]] || [ "$memory" -lt 128 ]; then die "--memory $memory: give megabytes, 128 or more"; fi
 husk=${HUSK_BINARY:-$build/src/cli/husk}
 probe=${HUSK_PROBE:-$build/tests/probe}
 # Optional: staged when built, so the guest can run `husk-integration '[vm]'`.
