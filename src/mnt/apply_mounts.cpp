@@ -58,6 +58,8 @@ Result<void> apply_mount(int root_fd, const PreparedMount& mount, UniqueFd fetch
         // fsmount(2) takes the per-mount attributes directly; nothing to clear on a fresh mount.
         created = TRY(create_filesystem(mount.fs_type.c_str(), mount.parameters.data(), mount.parameters.size(),
                                         mount.attributes.set, dest));
+        // Before the tmpfs covers the directory: its content is still there to copy.
+        if (mount.copy_up) TRY(copy_up(target.get(), created.get(), dest));
         TRY(attach(created.get(), target.get(), dest));
         mounted = created.get();
         break;

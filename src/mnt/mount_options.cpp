@@ -92,8 +92,10 @@ Result<MountOptions> parse_mount_options(const std::vector<std::string>& options
     MountOptions parsed;
     for (std::size_t i = 0; i < options.size(); ++i) {
         const std::string& option = options[i];
-        if (option == "tmpcopyup")
-            return fail_msg("option \"tmpcopyup\" (copy the directory's content into the tmpfs) is not implemented");
+        if (option == "tmpcopyup") {
+            parsed.copy_up = true;
+            continue;
+        }
         if (option == "idmap" || option == "ridmap")
             return fail_msg("option \"" + option + "\": idmapped mounts are not implemented");
         if (option.empty()) return fail_msg("option " + std::to_string(i) + " is empty");
@@ -179,6 +181,7 @@ const std::vector<std::string>& feature_mount_options() {
         for (const auto& word : propagation_words) all.emplace_back(word.name);
         for (const auto& word : recursive_words) all.emplace_back(word.name);
         for (const auto& word : recursive_atime_words) all.emplace_back(word.name);
+        all.emplace_back("tmpcopyup");
         std::sort(all.begin(), all.end());
         return all;
     }();

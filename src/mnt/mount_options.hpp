@@ -23,14 +23,16 @@ struct MountOptions {
     std::uint64_t recursive_set = 0;
     std::uint64_t recursive_clear = 0;
     std::vector<std::string> data;  // everything else, in order, one entry per option
+    // "tmpcopyup" (runc's extension; podman asks for it on every tmpfs): the new tmpfs starts with a copy
+    // of what the directory it covers held.
+    bool copy_up = false;
 
     bool bind() const noexcept;            // "bind" or "rbind"
     bool recursive_bind() const noexcept;  // "rbind"
     bool remount() const noexcept;         // "remount": change the flags of the mount already there
 };
 
-// Parses a mount's options. Refuses what husk does not implement instead of ignoring it: "tmpcopyup",
-// "idmap", "ridmap".
+// Parses a mount's options. Refuses what husk does not implement instead of ignoring it: "idmap", "ridmap".
 Result<MountOptions> parse_mount_options(const std::vector<std::string>& options);
 
 // Per-mount attributes (MOUNT_ATTR_*) for fsmount(2) or mount_setattr(2) without AT_RECURSIVE.

@@ -138,6 +138,13 @@ TEST_CASE("parse_mount_options maps the recursive words to mount_setattr attribu
     CHECK(combined.recursive_clear == (MOUNT_ATTR_RDONLY | MOUNT_ATTR__ATIME));
 }
 
+TEST_CASE("tmpcopyup is a known word, not filesystem data", "[mnt]") {
+    MountOptions parsed = parse({"nosuid", "tmpcopyup", "mode=755"});
+    CHECK(parsed.copy_up);
+    CHECK(parsed.data == std::vector<std::string>{"mode=755"});
+    CHECK_FALSE(parse({"nosuid"}).copy_up);
+}
+
 TEST_CASE("parse_mount_options passes unknown words through as filesystem data, in order", "[mnt]") {
     MountOptions parsed = parse({"nosuid", "mode=755", "strictatime", "size=65536k", "newinstance", "acl", "gid=5"});
     CHECK(parsed.data == std::vector<std::string>{"mode=755", "size=65536k", "newinstance", "acl", "gid=5"});
@@ -145,10 +152,6 @@ TEST_CASE("parse_mount_options passes unknown words through as filesystem data, 
 }
 
 TEST_CASE("parse_mount_options refuses what husk does not implement", "[mnt]") {
-    auto copyup = parse_mount_options({"tmpcopyup"});
-    REQUIRE_FALSE(copyup);
-    CHECK(std::string(copyup.error().what).find("tmpcopyup") != std::string::npos);
-    CHECK(std::string(copyup.error().what).find("not implemented") != std::string::npos);
     for (const char* idmap : {"idmap", "ridmap"}) {
         auto parsed = parse_mount_options({"rbind", idmap});
         REQUIRE_FALSE(parsed);
@@ -203,9 +206,10 @@ TEST_CASE("the features document lists the mount options husk parses and tmpfs o
           "[mnt]") {
     const auto& listed = husk::mnt::feature_mount_options();
     CHECK(std::is_sorted(listed.begin(), listed.end()));
-    for (const char* word : {"lazytime", "nosymfollow", "rnosymfollow", "iversion", "silent", "ro", "rro", "rprivate"})
+    for (const char* word : {"lazytime", "nosymfollow", "rnosymfollow", "iversion", "silent", "ro", "rro", "rprivate",
+                             "tmpcopyup"})
         CHECK(std::find(listed.begin(), listed.end(), word) != listed.end());
-    for (const char* word : {"mode=755", "size=64k", "tmpcopyup", "idmap"})
+    for (const char* word : {"mode=755", "size=64k", "idmap"})
         CHECK(std::find(listed.begin(), listed.end(), word) == listed.end());
 }
 

@@ -153,7 +153,11 @@ Result<PreparedMount> prepare_mount(const spec::Mount& mount, const std::string&
             prepared.parameters.push_back(FsParameter{std::move(key), "", true});
         }
         if (prepared.readonly_after_devices) prepared.attributes.set &= ~std::uint64_t{MOUNT_ATTR_RDONLY};
+        prepared.copy_up = options->copy_up;
     }
+    // runc copies up only into a tmpfs; anything else would be a filesystem husk writes into unasked.
+    if (options->copy_up && (prepared.kind != MountKind::filesystem || prepared.fs_type != "tmpfs"))
+        return fail_msg("options: \"tmpcopyup\" applies only to a new tmpfs");
     if (prepared.kind == MountKind::remount && !options->data.empty())
         return fail_msg("options: filesystem data (\"" + options->data.front() +
                         "\") cannot be changed by \"remount\": husk remounts only per-mount flags");

@@ -60,6 +60,7 @@ struct PreparedMount {
     std::vector<unsigned long> propagation;  // MS_SHARED / MS_SLAVE / ... (| MS_REC), in order
     bool allowed_on_procfs = false;          // one of the few files in /proc that may be covered (lxcfs)
     bool readonly_after_devices = false;     // a read-only /dev: made read-only by apply_finalize
+    bool copy_up = false;                    // "tmpcopyup": the tmpfs gets a copy of the directory it covers
 };
 
 // A device node to create in the container (defaults + linux.devices, config-linux.md "Devices").

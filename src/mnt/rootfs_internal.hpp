@@ -22,4 +22,8 @@ UniqueFd open_host_device(const std::string& path, mode_t type, dev_t rdev);
 // Child: devices, /dev/ptmx, the /dev symlinks, inside the rootfs opened at root_fd.
 Result<void> apply_devices(const RootfsPlan& plan, int root_fd) noexcept;
 
+// Child: "tmpcopyup", the content of the directory `from` (the mount point, before the tmpfs covers it)
+// copied into the new, still detached tmpfs `to`. `subject` is the mount's destination, for errors.
+Result<void> copy_up(int from, int to, const char* subject) noexcept;
+
 }  // namespace husk::mnt

@@ -306,3 +306,52 @@ TEST_CASE("a fake /dev/null in the rootfs is never used to mask a path", "[mnt]"
     }
     CHECK(host_mountinfo() == before);
 }
+
+// podman mounts every tmpfs with "tmpcopyup" (--tmpfs; /tmp, /var/tmp and /run of --read-only): the tmpfs
+// starts with a copy of the directory it covers. A symlink in the image is copied, never followed.
+TEST_CASE("tmpcopyup gives the tmpfs a copy of the directory it covers, types, modes and owners kept", "[mnt]") {
+    const std::string before = host_mountinfo();
+    TempDir rootfs("husk-mnt-copyup");
+    std::filesystem::create_directories(rootfs / "run/sub/deeper");
+    write_text(rootfs / "run/file", "image content");
+    REQUIRE(::chmod((rootfs / "run/file").c_str(), 04750) == 0);
+    REQUIRE(::chown((rootfs / "run/file").c_str(), 1000, 1001) == 0);
+    REQUIRE(::chmod((rootfs / "run/file").c_str(), 04750) == 0);  // chown cleared set-uid
+    write_text(rootfs / "run/sub/deeper/leaf", "leaf");
+    REQUIRE(::chmod((rootfs / "run/sub").c_str(), 0555) == 0);
+    REQUIRE(::symlink("/etc/shadow", (rootfs / "run/link").c_str()) == 0);
+    REQUIRE(::mkfifo((rootfs / "run/fifo").c_str(), 0600) == 0);
+    REQUIRE(::chmod((rootfs / "run/fifo").c_str(), 0620) == 0);  // past the umask
+
+    spec::Spec s = base_spec();
+    add_default_mounts(s);
+    s.mounts.push_back(make_mount("/run", "tmpfs", "tmpfs", {"nosuid", "tmpcopyup"}));
+    mnt::RootfsPlan plan = prepare(s, rootfs.path);
+    Report r = run_container(UserNs::no, [&](const Reporter& out) {
+        out.step("mounts", mnt::apply_mounts(plan));
+        out.step("pivot", mnt::apply_pivot(plan));
+        out.put("fs", fs_type("/run"));
+        for (const char* path : {"/run/file", "/run/sub", "/run/sub/deeper", "/run/fifo", "/run/link"})
+            out.put(std::string("stat:") + path, describe(path));
+        out.put("owner", owner("/run/file"));
+        out.put("read:file", content_of("/run/file"));
+        out.put("read:leaf", content_of("/run/sub/deeper/leaf"));
+        out.put("link", link_of("/run/link"));
+        out.put("write", try_write("/run/new"));
+    });
+    INFO("error: " << r["error"]);
+    REQUIRE(r["exit"] == "0");
+    CHECK(r["fs"] == "tmpfs");
+    CHECK(r["stat:/run/file"] == "f 4750");
+    CHECK(r["owner"] == "1000:1001");
+    CHECK(r["read:file"] == "image content");
+    CHECK(r["stat:/run/sub"] == "d 0555");
+    CHECK(r["read:leaf"] == "leaf");
+    CHECK(r["stat:/run/fifo"] == "p 0620");
+    CHECK(r["link"] == "/etc/shadow");
+    CHECK(r["write"] == "ok");
+    // The copy is the tmpfs's: the image's directory is untouched.
+    CHECK_FALSE(std::filesystem::exists(rootfs / "run/new"));
+    REQUIRE(::chmod((rootfs / "run/sub").c_str(), 0755) == 0);
+    CHECK(host_mountinfo() == before);
+}
