@@ -3,6 +3,7 @@
 #include <linux/limits.h>
 #include <linux/magic.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 
 #include <cerrno>
@@ -33,6 +34,16 @@ Result<void> make_parent_private(const char* path) noexcept {
     }
 }
 
+// The covered directory's permission bits on the new filesystem's root (PreparedMount::mode_of_target).
+Result<void> take_mode_of_target(int target, int created, const char* dest) noexcept {
+    struct stat st {};
+    if (::fstat(target, &st) != 0) return fail_sys(errno, "stat", dest);
+    UniqueFd root(::openat(created, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!root) return fail_sys(errno, "open the new tmpfs at", dest);
+    if (::fchmod(root.get(), st.st_mode & 07777) != 0) return fail_sys(errno, "chmod the new tmpfs at", dest);
+    return {};
+}
+
 Result<void> apply_mount(int root_fd, const PreparedMount& mount, UniqueFd fetched) noexcept {
     const char* dest = mount.destination.c_str();
     Create create = mount.target == TargetKind::file ? Create::file : Create::directory;
@@ -58,6 +69,7 @@ Result<void> apply_mount(int root_fd, const PreparedMount& mount, UniqueFd fetch
         // fsmount(2) takes the per-mount attributes directly; nothing to clear on a fresh mount.
         created = TRY(create_filesystem(mount.fs_type.c_str(), mount.parameters.data(), mount.parameters.size(),
                                         mount.attributes.set, dest));
+        if (mount.mode_of_target) TRY(take_mode_of_target(target.get(), created.get(), dest));
         // Before the tmpfs covers the directory: its content is still there to copy.
         if (mount.copy_up) TRY(copy_up(target.get(), created.get(), dest));
         TRY(attach(created.get(), target.get(), dest));

@@ -17,6 +17,7 @@
 #include <sys/vfs.h>
 #include <linux/magic.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <string_view>
@@ -154,6 +155,11 @@ Result<PreparedMount> prepare_mount(const spec::Mount& mount, const std::string&
         }
         if (prepared.readonly_after_devices) prepared.attributes.set &= ~std::uint64_t{MOUNT_ATTR_RDONLY};
         prepared.copy_up = options->copy_up;
+        // As runc: a tmpfs without "mode=" gets the mode of the directory it covers, not tmpfs's 1777, so
+        // podman's `--tmpfs /etc` stays 0755 instead of becoming writable by every user.
+        prepared.mode_of_target = prepared.fs_type == "tmpfs" &&
+                                  std::none_of(prepared.parameters.begin(), prepared.parameters.end(),
+                                               [](const FsParameter& p) { return p.key == "mode"; });
     }
     // runc copies up only into a tmpfs; anything else would be a filesystem husk writes into unasked.
     if (options->copy_up && (prepared.kind != MountKind::filesystem || prepared.fs_type != "tmpfs"))

@@ -61,6 +61,7 @@ struct PreparedMount {
     bool allowed_on_procfs = false;          // one of the few files in /proc that may be covered (lxcfs)
     bool readonly_after_devices = false;     // a read-only /dev: made read-only by apply_finalize
     bool copy_up = false;                    // "tmpcopyup": the tmpfs gets a copy of the directory it covers
+    bool mode_of_target = false;             // a tmpfs without "mode=": it takes the covered directory's mode
 };
 
 // A device node to create in the container (defaults + linux.devices, config-linux.md "Devices").

@@ -309,7 +309,7 @@ TEST_CASE("a fake /dev/null in the rootfs is never used to mask a path", "[mnt]"
 
 // podman mounts every tmpfs with "tmpcopyup" (--tmpfs; /tmp, /var/tmp and /run of --read-only): the tmpfs
 // starts with a copy of the directory it covers. A symlink in the image is copied, never followed.
-TEST_CASE("tmpcopyup gives the tmpfs a copy of the directory it covers, types, modes and owners kept", "[mnt]") {
+TEST_CASE("tmpcopyup gives the tmpfs a copy of the directory it covers, types, modes and owners kept; a tmpfs without mode= takes the directory's mode", "[mnt]") {
     const std::string before = host_mountinfo();
     TempDir rootfs("husk-mnt-copyup");
     std::filesystem::create_directories(rootfs / "run/sub/deeper");
@@ -326,12 +326,19 @@ TEST_CASE("tmpcopyup gives the tmpfs a copy of the directory it covers, types, m
     spec::Spec s = base_spec();
     add_default_mounts(s);
     s.mounts.push_back(make_mount("/run", "tmpfs", "tmpfs", {"nosuid", "tmpcopyup"}));
+    // Without "mode=" a tmpfs takes the covered directory's mode (as runc), with it the one given.
+    std::filesystem::create_directories(rootfs / "plain");
+    std::filesystem::create_directories(rootfs / "given");
+    REQUIRE(::chmod((rootfs / "plain").c_str(), 0750) == 0);
+    s.mounts.push_back(make_mount("/plain", "tmpfs", "tmpfs", {"size=1m"}));
+    s.mounts.push_back(make_mount("/given", "tmpfs", "tmpfs", {"mode=1777"}));
     mnt::RootfsPlan plan = prepare(s, rootfs.path);
     Report r = run_container(UserNs::no, [&](const Reporter& out) {
         out.step("mounts", mnt::apply_mounts(plan));
         out.step("pivot", mnt::apply_pivot(plan));
         out.put("fs", fs_type("/run"));
-        for (const char* path : {"/run/file", "/run/sub", "/run/sub/deeper", "/run/fifo", "/run/link"})
+        for (const char* path : {"/run", "/run/file", "/run/sub", "/run/sub/deeper", "/run/fifo", "/run/link",
+                                 "/plain", "/given"})
             out.put(std::string("stat:") + path, describe(path));
         out.put("owner", owner("/run/file"));
         out.put("read:file", content_of("/run/file"));
@@ -342,6 +349,9 @@ TEST_CASE("tmpcopyup gives the tmpfs a copy of the directory it covers, types, m
     INFO("error: " << r["error"]);
     REQUIRE(r["exit"] == "0");
     CHECK(r["fs"] == "tmpfs");
+    CHECK(r["stat:/run"] == "d 0755");
+    CHECK(r["stat:/plain"] == "d 0750");
+    CHECK(r["stat:/given"] == "d 1777");
     CHECK(r["stat:/run/file"] == "f 4750");
     CHECK(r["owner"] == "1000:1001");
     CHECK(r["read:file"] == "image content");
