@@ -1,8 +1,9 @@
 #!/bin/bash
 # Runs one client suite (tests/clients/SCRIPT) in the VM harness (docs/vm-harness.md):
-#   tests/clients/in-vm.sh SCRIPT [--client NAME]... [run-in-vm.sh OPTION...]
+#   tests/clients/in-vm.sh SCRIPT [--client NAME]... [--file PATH]... [run-in-vm.sh OPTION...]
 # --client NAME   stage the program NAME from the host's PATH (e.g. containerd, ctr, runc, podman) into
 #                 the guest's /usr/local/bin, with its shared libraries
+# --file PATH     copy the host's file PATH into /files (e.g. podman's default seccomp profile)
 # The guest gets, in /files: this directory's shell files (lib.sh, the suites) and busybox.tar, the
 # image built by busybox-image.sh; SCRIPT runs there under the guest's busybox sh. Every other option
 # goes to run-in-vm.sh (--build, --memory, --timeout, --stage, ...). The exit status is run-in-vm.sh's.
@@ -14,6 +15,7 @@ script=$1
 shift
 [ -f "$here/$script" ] || { echo "in-vm: no suite $here/$script" >&2; exit 2; }
 options=()
+host_files=()
 while [ $# -gt 0 ]; do
     case $1 in
         --client)
@@ -23,6 +25,10 @@ while [ $# -gt 0 ]; do
                 { echo "in-vm: $2 not found: run tests/clients/install-deps.sh" >&2; exit 1; }
             options+=(--stage "$program")
             shift 2 ;;
+        --file)
+            if [ $# -lt 2 ] || [ ! -f "$2" ]; then echo "in-vm: --file needs an existing file" >&2; exit 2; fi
+            host_files+=("$2")
+            shift 2 ;;
         *) options+=("$1"); shift ;;
     esac
 done
@@ -31,6 +37,7 @@ work=$(mktemp -d /tmp/husk-clients.XXXXXX)
 trap 'rm -rf --one-file-system -- "$work"' EXIT
 mkdir "$work/files"
 cp -- "$here"/*.sh "$work/files/"
+if [ ${#host_files[@]} -gt 0 ]; then cp -- "${host_files[@]}" "$work/files/"; fi
 "$here/busybox-image.sh" "$work/files"
 status=0
 "$here/../vm/run-in-vm.sh" "${options[@]}" --files "$work/files" -- sh "$script" || status=$?
