@@ -4,7 +4,6 @@
 // section 3). This program does the same and prints what it saw as JSON lines on stdout:
 //   {"created":PID,"ppid":PPID}                  after create (PPID: init's parent, from /proc/PID/stat)
 //   {"started":PID}                              after start
-//   {"reaped":PID}                               as soon as init is reaped, before waiting for the others
 //   {"pid":PID,"exited":true,"code":N,"others":K}      once init is reaped (K: other children reaped,
 //   {"pid":PID,"exited":false,"signal":S,"others":K}   i.e. the husk monitor, waited for up to 10 s)
 //   {"error":"...","errno":E}                    on failure, exit status 1
@@ -131,7 +130,6 @@ int main(int argc, char** argv) {
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) fail("waitpid for init " + std::to_string(pid), errno);
-    emit("{\"reaped\":" + std::to_string(pid) + "}");
     int others = reap_others();
     std::string result = "{\"pid\":" + std::to_string(pid);
     if (WIFEXITED(status)) result += ",\"exited\":true,\"code\":" + std::to_string(WEXITSTATUS(status));
