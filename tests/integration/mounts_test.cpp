@@ -151,6 +151,24 @@ TEST_CASE("a read-only root refuses writes while the tmpfs mounts stay writable"
     CHECK(r[2]["errno"].num() == 0);
 }
 
+// podman's --tmpfs (and /tmp, /var/tmp, /run of --read-only) asks for "tmpcopyup": the tmpfs starts with a
+// copy of the image's directory, keeps its mode (no mode= given), and takes writes the read-only root refuses.
+TEST_CASE("a tmpfs with tmpcopyup over a read-only root holds a copy of the image's directory", "[integration][inside]") {
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    b.config["root"]["readonly"] = true;
+    b.config["mounts"].push_back(Json::object({{"destination", "/etc"}, {"type", "tmpfs"}, {"source", "tmpfs"},
+                                               {"options", Json::strings({"rw", "nosuid", "nodev", "tmpcopyup"})}}));
+    std::vector<Json> r = probe_lines(sb, b, "head -1 /etc/passwd; stat -c %a /etc; /probe write /etc/new; /probe write /x");
+    REQUIRE(r.size() == 4);
+    CHECK(r[0].str() == "root:x:0:0:root:/root:/bin/sh");
+    CHECK(r[1].str() == "755");
+    CHECK(r[2]["errno"].num() == 0);
+    CHECK(r[3]["errno"].num() == EROFS);
+    struct stat st {};
+    CHECK(::stat((b.rootfs() + "/etc/new").c_str(), &st) != 0);  // written to the tmpfs, not to the image
+}
+
 TEST_CASE("linux.devices creates each node with its type, numbers and mode", "[integration][inside]") {
     Sandbox sb;
     Bundle b = sb.bundle();
