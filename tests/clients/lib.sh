@@ -4,6 +4,8 @@
 #   row NAME RUNTIME COMMAND...   runs COMMAND (stdout and stderr captured); its exit status is the verdict.
 #                                 Prints "ok"/"not ok" at once, with COMMAND's output when it failed.
 #   report                        prints the table "row | runc | husk"; returns 1 iff a husk row failed.
+#   watch_memory                  samples the guest's MemAvailable every half second; report then prints
+#                                 the lowest, to size run-in-vm.sh --memory.
 # A failing runc row does not fail the suite, but it is never dropped either: the table shows it as
 # "FAIL (noted)" and its output was printed when it ran, since a husk verdict means little where the
 # reference fails too.
@@ -32,7 +34,21 @@ row() {
     printf '%s\t%s\t%s\n' "$row_runtime" "$row_status" "$row_name" >> "$clients_rows"
 }
 
+watch_memory() {
+    (
+        lowest=
+        while :; do
+            while read -r key kb _; do [ "$key" = MemAvailable: ] && break; done < /proc/meminfo
+            if [ -z "$lowest" ] || [ "$kb" -lt "$lowest" ]; then lowest=$kb; echo "$kb" > "$clients_rows.memory"; fi
+            sleep 0.5
+        done
+    ) &
+}
+
 report() {
+    if [ -s "$clients_rows.memory" ]; then
+        echo "lowest MemAvailable: $(($(cat "$clients_rows.memory") / 1024)) MB of $(($(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo) / 1024)) MB"
+    fi
     echo
     echo "| row | runc | husk |"
     echo "|---|---|---|"
