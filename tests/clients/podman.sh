@@ -68,6 +68,7 @@ if ! podman load -q -i busybox.tar; then
     echo "podman.sh: podman load failed" >&2
     exit 1
 fi
+watch_memory
 
 # ---------------------------------------------------------------------------- helpers
 pm() { podman --runtime "$rt" "$@"; }
@@ -320,7 +321,6 @@ for rt in runc husk; do
     row "init + start" $rt init_start
     row "--preserve-fds 1" $rt preserve_fds
     row "pod (shared net/ipc/uts)" $rt pod
-    awk '/^MemAvailable:/ { printf "(guest memory available: %d MiB)\n", $2 / 1024 }' /proc/meminfo
     row "/nonexistent: 127" $rt nonexistent
     CONTAINERS_CONF=$P/stderr.conf
     row "run --rm (errors on stderr)" $rt run_rm
@@ -333,6 +333,4 @@ for rt in runc husk; do
     row "info (runtime --version)" $rt info
     row "nothing left behind" $rt nothing_left
 done
-# The guest's memory in use at the end (its root is a tmpfs: the staged binaries and podman's storage count).
-awk '/^MemTotal:/ { t = $2 } /^MemAvailable:/ { a = $2 } END { printf "guest memory: %d MiB used of %d MiB\n", (t - a) / 1024, t / 1024 }' /proc/meminfo
 report
