@@ -212,11 +212,16 @@ init_start() {
 }
 preserve_fds() {
     echo passed-fd > $P/fd3
-    # The shell's fds, and where they point (shown when the row fails).
-    out=$(pm run --rm --preserve-fds 1 $image sh -c 'cat <&3; ls /proc/$$/fd | tr "\n" " "; echo
-        for fd in /proc/$$/fd/*; do echo "${fd##*/} -> $(readlink "$fd")"; done' 3< $P/fd3) || { echo "$out"; return 1; }
-    expect_eq "fd 3's content, then the shell's fds" "passed-fd
-0 1 2 3 " "$(echo "$out" | head -2)" || { echo "$out"; return 1; }
+    # ls writes straight to the container's stdout: a pipeline or $(...) would give the shell a pipe of its
+    # own while ls reads its fds. Then where each fd points (shown when the row fails).
+    out=$(pm run --rm --preserve-fds 1 $image sh -c 'cat <&3; ls /proc/$$/fd; echo end-of-fds
+        for fd in 0 1 2 3; do echo "$fd -> $(readlink /proc/$$/fd/$fd)"; done' 3< $P/fd3) || { echo "$out"; return 1; }
+    fds=$(echo "$out" | sed -n '2,/^end-of-fds$/p' | grep -v '^end-of-fds$' | tr '\n' ' ')
+    if ! expect_eq "fd 3's content" passed-fd "$(echo "$out" | head -1)" ||
+        ! expect_eq "the shell's fds" "0 1 2 3 " "$fds"; then
+        echo "$out"
+        return 1
+    fi
 }
 # --share-parent=false: podman 4.3 with cgroupfs on cgroup v2 makes a pod cgroup whose device program
 # denies every device to everything below it (a plain shell moved there cannot open /dev/null); runc then
