@@ -68,7 +68,8 @@ Launch::~Launch() {
     if (dir) (void)dir->remove();
 }
 
-Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const CreateOptions& options) {
+Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const CreateOptions& options,
+                                               PtyRelay relay) {
     const ContainerId id = TRY(ContainerId::parse(options.id));
     auto owned = std::make_unique<Launch>();
     Launch& launch = *owned;
@@ -76,8 +77,13 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     const spec::Spec& spec = launch.bundle.spec;
     const spec::HuskAnnotations& husk = launch.bundle.husk;
     launch.policy = monitor::stop_policy(husk);
-    if (spec.process->terminal && options.console_socket.empty())
-        return fail_msg("process.terminal is true: --console-socket is required to receive the pty master");
+    if (spec.process->terminal && options.console_socket.empty()) {
+        // A detached container has nobody in the foreground to relay its terminal to (runc refuses the same).
+        if (relay == PtyRelay::refused)
+            return fail_msg("process.terminal is true: --console-socket is required to receive the pty master "
+                            "(only husk run in the foreground, without --detach, relays its own terminal)");
+        launch.relay_terminal = true;
+    }
     auto cgroup_plan = TRY(cgroup::prepare_cgroup(spec, husk, options.id, manager_of(runtime.cgroup_manager)));
     launch.plan = TRY(process::prepare_container(
         spec, process::PlanOptions{launch.bundle.rootfs, launch.bundle.dir, options.no_pivot, options.preserve_fds,
@@ -138,6 +144,7 @@ process::SpawnOptions spawn_options(Launch& launch, process::Parent parent) {
     options.cgroup_fd = launch.cgroup ? launch.cgroup->dir_fd() : -1;
     options.parent = parent;
     options.console_socket = launch.console_socket.get();
+    if (launch.relay_terminal) options.console_target = process::ConsoleTarget::spawner;
     options.exec_fifo = launch.exec_fifo.get();
     if (launch.output) {
         options.stdout_pipe = launch.output->pipes.stdout_write.get();

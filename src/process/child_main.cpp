@@ -38,8 +38,9 @@ Result<void> check(int rc, const char* op, const char* subject = "") noexcept {
     return {};
 }
 
-// A pty from the container's own devpts; the master goes to the parent (for --console-socket), the slave
-// becomes /dev/console and the controlling terminal on fds 0-2. runtime-spec config.md "process.terminal".
+// A pty from the container's own devpts; the master goes to the parent (for --console-socket, or for husk run's
+// relay of its own terminal), the slave becomes /dev/console and the controlling terminal on fds 0-2.
+// runtime-spec config.md "process.terminal".
 Result<void> setup_console(const ContainerPlan& plan, int sync) noexcept {
     int master = ::open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
     if (master < 0) return fail_sys(errno, "open", "/dev/ptmx");

@@ -99,7 +99,9 @@ Result<void> drive_setup(const ContainerPlan& plan, Spawned& child, int sync, co
                 break;
             }
             case SyncType::console:
-                TRY(forward_console(options.console_socket, fd.get()));
+                if (!fd) return fail_sys(EPROTO, "sync receive", "console without its pty master");
+                if (options.console_target == ConsoleTarget::spawner) child.console = std::move(fd);
+                else TRY(forward_console(options.console_socket, fd.get()));
                 break;
             case SyncType::seccomp_listener:
                 TRY(forward_listener(plan, child, options, fd.get()));
@@ -161,7 +163,7 @@ Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, con
     int clone_errno = errno;
     auto restored = for_children.restore();
     if (pid < 0) return fail_sys(clone_errno, "clone3", "container init");
-    Spawned child{static_cast<pid_t>(pid), UniqueFd(pidfd), {}, {}};
+    Spawned child{static_cast<pid_t>(pid), UniqueFd(pidfd), {}, {}, {}};
     child_end.reset();
     if (!restored) {
         abandon(child, options);
