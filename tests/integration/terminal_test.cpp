@@ -1,5 +1,5 @@
 // Terminal: with process.terminal, husk sends the pty master over --console-socket (SCM_RIGHTS) and
-// the container's stdio is the pty's other end.
+// the container's stdio is the pty's other end. Without a socket: terminal_relay_test.cpp.
 #include <catch2/catch.hpp>
 
 #include <poll.h>
@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "harness.hpp"
+#include "terminal_support.hpp"
 
 using namespace husk::test;
 using Catch::Matchers::StartsWith;
@@ -60,24 +61,6 @@ private:
     std::string path_;
     int listener_ = -1;
 };
-
-// Reads the pty master until every slave fd is closed (EIO) or the timeout passes.
-std::string read_until_hangup(int master, Ms timeout) {
-    std::string out;
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    for (;;) {
-        auto left = std::chrono::duration_cast<Ms>(deadline - std::chrono::steady_clock::now()).count();
-        if (left <= 0) break;
-        pollfd p{master, POLLIN, 0};
-        if (poll(&p, 1, static_cast<int>(left)) <= 0) break;
-        char buf[4096];
-        ssize_t n = read(master, buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        out.append(buf, static_cast<size_t>(n));
-    }
-    return out;
-}
 
 }  // namespace
 
