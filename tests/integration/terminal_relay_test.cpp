@@ -93,6 +93,25 @@ TEST_CASE("run restores its terminal when the container is killed by a signal", 
     check_nothing_left(sb);
 }
 
+TEST_CASE("run restores its terminal when a signal it does not forward ends it", "[integration][terminal]") {
+    Sandbox sb;
+    TestTerminal terminal;
+    termios before = terminal.mode();
+    Bundle b = shell_bundle(sb, "echo ready; exec sleep 1000");
+    std::string id = sb.id("tty");
+    Process husk = run_in(sb, terminal, b, id);
+    REQUIRE(terminal.wait_for("ready"));
+    CHECK_FALSE(same_mode(terminal.mode(), before));
+    ::kill(husk.pid(), SIGALRM);  // default action: terminate; husk neither blocks nor forwards it
+    Output ran = husk.wait();
+    INFO(ran.describe());
+    CHECK(ran.exit_code == 128 + SIGALRM);
+    CHECK(same_mode(terminal.mode(), before));
+    CHECK(sb.husk({"delete", "--force", id}).exit_code == 0);  // the container outlived its husk run
+    terminal.rest();
+    check_nothing_left(sb);
+}
+
 TEST_CASE("SIGWINCH to run resizes the container's terminal to the caller's size", "[integration][terminal]") {
     Sandbox sb;
     TestTerminal terminal;
