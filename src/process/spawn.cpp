@@ -22,16 +22,6 @@
 namespace husk::process {
 namespace {
 
-// Sends the pty master to the --console-socket peer, as runc does (one fd in SCM_RIGHTS).
-Result<void> forward_console(int console_socket, int master) {
-    if (console_socket < 0) return fail_msg("process.terminal is true but no --console-socket was given");
-    // runc sends the name "/dev/ptmx" with the master.
-    static constexpr char name[] = "/dev/ptmx";
-    if (auto sent = send_with_fd(console_socket, name, sizeof name - 1, master); !sent)
-        return fail_sys(sent.error().err, "send to console socket");
-    return {};
-}
-
 // SCMP_ACT_NOTIFY: the listener fd and the container process state go to the seccomp agent
 // (config-linux.md "Seccomp"); the state says "creating", as for the hooks that run now.
 Result<void> forward_listener(const ContainerPlan& plan, const Spawned& child, const SpawnOptions& options, int fd) {
@@ -133,6 +123,15 @@ void abandon(const Spawned& child, const SpawnOptions& options) {
 }
 
 }  // namespace
+
+Result<void> forward_console(int console_socket, int master) {
+    if (console_socket < 0) return fail_msg("process.terminal is true but no --console-socket was given");
+    // runc sends the name "/dev/ptmx" with the master.
+    static constexpr char name[] = "/dev/ptmx";
+    if (auto sent = send_with_fd(console_socket, name, sizeof name - 1, master); !sent)
+        return fail_sys(sent.error().err, "send to console socket");
+    return {};
+}
 
 Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, const SpawnOptions& options) {
     int pair[2];

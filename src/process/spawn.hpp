@@ -43,6 +43,9 @@ struct Spawned {
     std::optional<Posture> posture;  // what init reported in force, checked against the plan
 };
 
+// Sends the pty master to the --console-socket peer, as runc does (one fd in SCM_RIGHTS, named "/dev/ptmx").
+Result<void> forward_console(int console_socket, int master);
+
 Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, const SpawnOptions& options);
 
 }  // namespace husk::process
