@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -160,4 +161,78 @@ TEST_CASE("kill --all and delete --force reach exec'd processes", "[integration]
         CHECK(wait_gone(exec_pid));
         check_nothing_left(sb);
     }
+}
+
+TEST_CASE("exec joins the user, cgroup and time namespaces of init too", "[integration][exec][inside]") {
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    for (const char* type : {"user", "cgroup", "time"})
+        b.config["linux"]["namespaces"].push_back(Json::object({{"type", type}}));
+    Json mapping = Json::array({Json::object({{"containerID", 0}, {"hostID", 100000}, {"size", 65536}})});
+    b.config["linux"]["uidMappings"] = mapping;
+    b.config["linux"]["gidMappings"] = mapping;
+    b.config["linux"]["timeOffsets"] = Json::object({{"monotonic", Json::object({{"secs", 86400}, {"nanosecs", 0}})}});
+    Json mounts = Json::array();  // a cgroup mount needs a cgroup namespace owned by the user namespace
+    for (const Json& m : b.config["mounts"].items())
+        if (m["destination"].str() != "/sys/fs/cgroup") mounts.push_back(m);
+    b.config["mounts"] = mounts;
+    pid_t init = 0;
+    std::string id = start_sleeper(sb, b, "userns", &init);
+    Output out = sb.husk({"exec", id, "/probe", "report"});
+    require_ok(out);
+    Json r = last_json_line(out.out);
+    INFO(r.dump());
+    for (const auto& [ns, link] : namespaces_of(init)) CHECK(r["ns"][ns].str() == link);
+    CHECK(r["uid"].num() == 0);
+    CHECK_THAT(r["cgroup"].str(), Contains("\n0::/\n"));  // the container's cgroup is the root of its cgroup namespace
+    stop_and_delete(sb, id);
+}
+
+TEST_CASE("exec into a container without a cgroup (--cgroup-manager disabled) works", "[integration][exec]") {
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    b.config["linux"].erase("resources");
+    b.config["process"]["args"] = Json::strings({"/probe", "sleep", "120"});
+    std::string id = sb.id("nocg");
+    require_ok(sb.husk({"--cgroup-manager", "disabled", "create", "--bundle", (b.write(), b.dir), id}));
+    require_ok(sb.husk({"start", id}));
+    sb.track_pid(static_cast<pid_t>(sb.state(id)["pid"].num()));
+    Output out = sb.husk({"exec", id, "/probe", "exit", "5"});
+    CHECK(out.exit_code == 5);
+    Output sub = sb.husk({"exec", "--cgroup", "x", id, "/bin/true"});
+    CHECK_THAT(sub.err, Contains("has no cgroup"));
+    require_ok(sb.husk({"kill", id, "KILL"}));
+    wait_for_exit(sb, id);
+    delete_and_check(sb, id);
+}
+
+TEST_CASE("exec in the foreground forwards signals to the process", "[integration][exec]") {
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    std::string id = start_sleeper(sb, b, "signal");
+    Process exec = sb.spawn_husk({"exec", id, "/probe", "sleep", "60"});
+    auto deadline = std::chrono::steady_clock::now() + Ms(10000);
+    while (exec.current_out().find("sleeping") == std::string::npos && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(Ms(20));
+    REQUIRE(exec.current_out().find("sleeping") != std::string::npos);
+    REQUIRE(kill(exec.pid(), SIGTERM) == 0);
+    CHECK(exec.wait().exit_code == 128 + SIGTERM);
+    stop_and_delete(sb, id);
+}
+
+TEST_CASE("the wall-time limit's cgroup kill reaches exec'd processes", "[integration][exec][timeout]") {
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    share_host_pid_namespace(b.config);  // so the exec'd process does not die with init's pid namespace
+    b.config["process"]["args"] = Json::strings({"/probe", "ignore-term", "sleep", "120"});
+    std::string id = sb.id("timeout");
+    create_and_start(sb, b, id, {"--timeout", "2s", "--kill-grace", "0"});
+    std::string pid_file = sb.dir() + "/exec.pid";
+    require_ok(sb.husk({"exec", "--detach", "--pid-file", pid_file, id, "/probe", "ignore-term", "sleep", "120"}));
+    pid_t exec_pid = static_cast<pid_t>(std::stol(read_file(pid_file)));
+    sb.track_pid(exec_pid);
+    Json st = wait_for_exit(sb, id, Ms(20000));
+    CHECK(st["husk"]["exit"]["reason"].str() == "timeout");
+    CHECK(wait_gone(exec_pid));
+    delete_and_check(sb, id);
 }
