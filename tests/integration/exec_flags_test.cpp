@@ -154,3 +154,20 @@ TEST_CASE("exec --cgroup runs the process in a sub-cgroup of the container's", "
     CHECK_THAT(last_json_line(out.out)["cgroup"].str(), Contains("0::" + st["cgroupPath"].str() + "/side\n"));
     stop_and_delete(sb, id);
 }
+
+// After --no-pivot (MS_MOVE + chroot) the mount namespace's root is not the container's: exec enters init's
+// root directory, not the namespace's.
+TEST_CASE("exec into a --no-pivot container lands in the container's root", "[integration][exec][no-pivot]") {
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    b.config["process"]["args"] = Json::strings({"/probe", "sleep", "120"});
+    std::string id = sb.id("nopivot");
+    create_and_start(sb, b, id, {"--no-pivot"});
+    Output out = sb.husk({"exec", id, "/probe", "stat", "/probe"});
+    require_ok(out);
+    CHECK(last_json_line(out.out).contains("mode"));
+    Output cwd = sb.husk({"exec", "--cwd", "/proc", id, "/probe", "report"});
+    require_ok(cwd);
+    CHECK(last_json_line(cwd.out)["cwd"].str() == "/proc");
+    stop_and_delete(sb, id);
+}
