@@ -171,3 +171,19 @@ TEST_CASE("exec into a --no-pivot container lands in the container's root", "[in
     CHECK(last_json_line(cwd.out)["cwd"].str() == "/proc");
     stop_and_delete(sb, id);
 }
+
+// process.landlock of the exec'd process (the configured one here), paths resolved inside the container.
+TEST_CASE("the process's Landlock ruleset is in force in an exec'd process", "[integration][exec][landlock]") {
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    b.config["process"]["landlock"] = Json::parse(R"({
+      "ruleset": {"handledAccessFS": ["write_file", "make_reg"]},
+      "rules": {"pathBeneath": [{"allowedAccess": ["write_file", "make_reg"], "paths": ["/tmp"]}]}
+    })");
+    std::string id = start_sleeper(sb, b, "landlock");
+    Output inside = sb.husk({"exec", id, "/probe", "write", "/tmp/inside"});
+    CHECK(last_json_line(inside.out)["errno"].num() == 0);
+    Output outside = sb.husk({"exec", id, "/probe", "write", "/outside"});
+    CHECK(last_json_line(outside.out)["errno"].num() == EACCES);
+    stop_and_delete(sb, id);
+}
