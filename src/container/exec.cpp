@@ -107,7 +107,9 @@ Result<ExecOutcome> exec_container(const Runtime& runtime, const ExecOptions& op
                                                   husk.seccomp_skip_unknown));
     UniqueFd console;
     if (!options.console_socket.empty()) console = TRY(container::connect_console_socket(options.console_socket));
-    auto child = TRY(process::spawn_exec(plan, process::ExecSpawnOptions{target.cgroup.get(), console.get()}));
+    process::ExecSpawnOptions spawn{target.cgroup.get(), console.get(),
+                                    container::oci_state_json(target.record, "running", target.record.pid)};
+    auto child = TRY(process::spawn_exec(plan, spawn));
     console.reset();
     if (auto written = container::write_pid_file(options.pid_file, child.pid); !written) {
         (void)sys::pidfd_send_signal(child.pidfd.get(), SIGKILL);

@@ -5,6 +5,8 @@
 
 #include <sys/types.h>
 
+#include <string>
+
 #include "caps/credentials.hpp"
 #include "husk/error.hpp"
 #include "husk/spec.hpp"
@@ -36,6 +38,7 @@ Result<ExecProcessPlan> prepare_exec_process(const spec::Spec& spec, int init_pi
 struct ExecSpawnOptions {
     int cgroup_fd = -1;       // CLONE_INTO_CGROUP when >= 0 (the container's cgroup or a sub-cgroup of it)
     int console_socket = -1;  // where the pty master goes, when process.terminal
+    std::string state_json;   // the container's OCI state, for a seccomp agent at linux.seccomp.listenerPath
 };
 
 struct ExecSpawned {

@@ -52,8 +52,8 @@ Result<void> drive_exec(const ExecProcessPlan& plan, ExecSpawned& child, int syn
                 TRY(forward_console(options.console_socket, fd.get()));
                 break;
             case SyncType::seccomp_listener:
-                // The agent at listenerPath would need the container process state of an exec'd process.
-                return fail_msg("linux.seccomp: SCMP_ACT_NOTIFY (listenerPath) is not supported for exec yet");
+                TRY(forward_listener(plan.confinement.seccomp, child.pid, options.state_json, fd.get()));
+                break;
             case SyncType::posture: {
                 if (message->payload_length != sizeof(Posture)) return fail_sys(EPROTO, "sync receive", "posture");
                 std::memcpy(&child.posture, payload, sizeof child.posture);

@@ -11,6 +11,7 @@
 
 #include "console_socket.hpp"
 #include "exec_support.hpp"
+#include "seccomp_agent.hpp"
 
 using namespace husk::test;
 using Catch::Matchers::Contains;
@@ -185,5 +186,30 @@ TEST_CASE("the process's Landlock ruleset is in force in an exec'd process", "[i
     CHECK(last_json_line(inside.out)["errno"].num() == 0);
     Output outside = sb.husk({"exec", id, "/probe", "write", "/outside"});
     CHECK(last_json_line(outside.out)["errno"].num() == EACCES);
+    stop_and_delete(sb, id);
+}
+
+// runc sends an exec'd process's listener too: the agent gets a second container process state, with the
+// exec'd pid, and answers its notified calls.
+TEST_CASE("SCMP_ACT_NOTIFY hands an exec'd process's listener to listenerPath", "[integration][exec][seccomp]") {
+    Sandbox sb;
+    Agent agent(sb.dir() + "/agent.sock");
+    Bundle b = sb.bundle();
+    Json rule = Json::object({{"names", Json::strings({"mknod", "mknodat"})}, {"action", "SCMP_ACT_NOTIFY"}});
+    b.config["linux"]["seccomp"] = Json::object({{"defaultAction", "SCMP_ACT_ALLOW"},
+                                                 {"listenerPath", sb.dir() + "/agent.sock"},
+                                                 {"syscalls", Json::array({rule})}});
+    std::string id = start_sleeper(sb, b, "notify");
+    std::string pid_file = sb.dir() + "/exec.pid";
+    Output out = sb.husk({"exec", "--pid-file", pid_file, id, "/probe", "mknod", "/tmp/node", "c", "1", "3"});
+    require_ok(out);
+    CHECK(last_json_line(out.out)["errno"].num() == EDOM);
+    std::vector<std::string> states = agent.states();
+    REQUIRE(states.size() == 2);  // init's at create, then the exec'd process's
+    Json state = Json::parse(states[1]);
+    INFO(states[1]);
+    CHECK(state["pid"].num() == std::stoll(read_file(pid_file)));
+    CHECK(state["state"]["id"].str() == id);
+    CHECK(state["state"]["status"].str() == "running");
     stop_and_delete(sb, id);
 }
