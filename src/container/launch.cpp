@@ -22,6 +22,12 @@
 namespace husk::container {
 namespace {
 
+cgroup::Manager manager_of(CgroupManager manager) {
+    return manager == CgroupManager::disabled ? cgroup::Manager::disabled : cgroup::Manager::cgroupfs;
+}
+
+}  // namespace
+
 Result<UniqueFd> connect_console_socket(const std::string& path) {
     sockaddr_un address{};
     if (path.size() >= sizeof address.sun_path) return fail_sys(ENAMETOOLONG, "console socket", path);
@@ -34,7 +40,6 @@ Result<UniqueFd> connect_console_socket(const std::string& path) {
     return fd;
 }
 
-// runc writes the pid file atomically next to its final name.
 Result<void> write_pid_file(const std::string& path, pid_t pid) {
     if (path.empty()) return {};
     std::string absolute = path;
@@ -50,12 +55,6 @@ Result<void> write_pid_file(const std::string& path, pid_t pid) {
     if (!written) return fail(written.error().context("pid file"));
     return {};
 }
-
-cgroup::Manager manager_of(CgroupManager manager) {
-    return manager == CgroupManager::disabled ? cgroup::Manager::disabled : cgroup::Manager::cgroupfs;
-}
-
-}  // namespace
 
 Launch::~Launch() {
     if (committed_) return;

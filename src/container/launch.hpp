@@ -61,6 +61,12 @@ process::SpawnOptions spawn_options(Launch& launch, process::Parent parent);
 // What the monitor of this launch enforces and where it records the verdict.
 monitor::MonitorPlan monitor_plan(const Launch& launch);
 
+// The --console-socket, connected (SOCK_STREAM, as runc's clients listen).
+Result<UniqueFd> connect_console_socket(const std::string& path);
+
+// runc writes the pid file atomically next to its final name (nothing when path is empty).
+Result<void> write_pid_file(const std::string& path, pid_t pid);
+
 // Fills pid, start time, boot id and the verified security posture, writes the record and the --pid-file.
 Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std::string& pid_file,
                             const process::Posture& posture);

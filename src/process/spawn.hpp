@@ -49,6 +49,14 @@ struct Spawned {
     UniqueFd console;  // the pty master, with ConsoleTarget::spawner and process.terminal
 };
 
+// Sends the pty master to the --console-socket peer, as runc does (one fd in SCM_RIGHTS, named "/dev/ptmx").
+Result<void> forward_console(int console_socket, int master);
+
+// SCMP_ACT_NOTIFY: the listener fd the process sent and its container process state (pid, listenerMetadata,
+// the OCI state `state_json`) go to linux.seccomp.listenerPath (config-linux.md "Seccomp"), as runc does.
+Result<void> forward_listener(const std::optional<seccomp::SeccompPlan>& filter, pid_t pid,
+                              const std::string& state_json, int fd);
+
 Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, const SpawnOptions& options);
 
 }  // namespace husk::process
