@@ -4,6 +4,7 @@
 // namespaces. In the foreground husk waits for it and forwards signals; with --detach it returns once the
 // process has exec'd, leaving it to our parent's subreaper (containerd's shim, conmon), as runc does.
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -16,6 +17,7 @@
 #include "container/observe.hpp"
 #include "container/record_cgroup.hpp"
 #include "husk/container.hpp"
+#include "monitor/terminal_relay.hpp"
 #include "monitor/wait.hpp"
 #include "process/exec_main.hpp"
 #include "spec/parse.hpp"
@@ -80,14 +82,27 @@ Result<Target> open_target(const Runtime& runtime, const ExecOptions& options) {
     return target;
 }
 
-// Foreground: signals a terminal or a supervisor sends to `husk exec` go to the process, as with runc.
-Result<int> wait_in_foreground(const process::ExecSpawned& child) {
+// The caller's window size (stdin's, else stdout's) as the pty's first size, so the process never sees
+// another one; the relay follows later changes (SIGWINCH).
+void take_callers_size(spec::Process& process) {
+    for (int fd : {0, 1}) {
+        winsize size{};
+        if (::ioctl(fd, TIOCGWINSZ, &size) != 0 || size.ws_row == 0 || size.ws_col == 0) continue;
+        process.console_size = spec::ConsoleSize{size.ws_row, size.ws_col};
+        return;
+    }
+}
+
+// Foreground: signals a terminal or a supervisor sends to `husk exec` go to the process, as with runc; with
+// the relay, husk's own terminal is the process's (SIGWINCH then resizes the pty instead).
+Result<int> wait_in_foreground(process::ExecSpawned& child) {
     monitor::WaitOptions wait;
     wait.role = monitor::Role::parent;
     sigset_t forward;
     sigemptyset(&forward);
     for (int sig : {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT}) sigaddset(&forward, sig);
     wait.forward = forward;
+    if (child.console) monitor::add_terminal_relay(std::move(child.console), wait);
     monitor::ExitStatus status = TRY(monitor::wait_for_exit(child.pidfd.get(), wait));
     return status.known ? status.code : 255;
 }
@@ -97,7 +112,8 @@ Result<int> wait_in_foreground(const process::ExecSpawned& child) {
 Result<ExecOutcome> exec_container(const Runtime& runtime, const ExecOptions& options) {
     Target target = TRY(open_target(runtime, options));
     spec::Process process = TRY(container::exec_process(*target.config.process, options));
-    TRY(container::check_terminal_route(process.terminal, options.detach, options.console_socket));
+    const auto route = TRY(container::terminal_route(process.terminal, options.detach, options.console_socket));
+    if (route == container::TerminalRoute::relay) take_callers_size(process);
     if (options.preserve_fds < 0) return fail_msg("--preserve-fds: must be 0 or more");
     // The stored config with the exec's process: the container's linux.seccomp and annotations apply.
     spec::Spec spec = std::move(target.config);
@@ -108,7 +124,9 @@ Result<ExecOutcome> exec_container(const Runtime& runtime, const ExecOptions& op
     UniqueFd console;
     if (!options.console_socket.empty()) console = TRY(container::connect_console_socket(options.console_socket));
     process::ExecSpawnOptions spawn{target.cgroup.get(), console.get(),
+                                    process::ConsoleTarget::socket,
                                     container::oci_state_json(target.record, "running", target.record.pid)};
+    if (route == container::TerminalRoute::relay) spawn.console_target = process::ConsoleTarget::spawner;
     auto child = TRY(process::spawn_exec(plan, spawn));
     console.reset();
     if (auto written = container::write_pid_file(options.pid_file, child.pid); !written) {

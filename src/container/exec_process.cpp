@@ -77,11 +77,11 @@ Result<spec::Process> exec_process(const spec::Process& configured, const ExecOp
     return process;
 }
 
-Result<void> check_terminal_route(bool terminal, bool detach, const std::string& console_socket) {
-    if (!terminal || !console_socket.empty()) return {};
+Result<TerminalRoute> terminal_route(bool terminal, bool detach, const std::string& console_socket) {
+    if (!terminal) return TerminalRoute::none;
+    if (!console_socket.empty()) return TerminalRoute::socket;
     if (detach) return fail_msg("cannot allocate tty if husk will detach without setting console socket");
-    return fail_msg("a terminal needs --console-socket to receive the pty master (husk does not relay its own "
-                    "terminal yet)");
+    return TerminalRoute::relay;
 }
 
 }  // namespace husk::container

@@ -21,7 +21,8 @@ husk::spec::Process configured() {
     return p;
 }
 
-std::string message(const husk::Result<husk::spec::Process>& r) { return r ? "" : r.error().message(); }
+template <typename T>
+std::string message(const husk::Result<T>& r) { return r ? "" : r.error().message(); }
 
 }  // namespace
 
@@ -97,10 +98,13 @@ TEST_CASE("exec --process replaces the configured process; --tty can only add a 
     CHECK(message(exec_process(configured(), options)) == "cwd property must not be empty");
 }
 
-TEST_CASE("a terminal needs a console socket; one place says so", "[container][exec]") {
-    using husk::container::check_terminal_route;
-    CHECK(check_terminal_route(false, true, ""));
-    CHECK(check_terminal_route(true, true, "/run/sock"));
-    CHECK_FALSE(check_terminal_route(true, true, ""));
-    CHECK_FALSE(check_terminal_route(true, false, ""));
+TEST_CASE("a terminal goes to the console socket, or is relayed in the foreground; one place decides",
+          "[container][exec]") {
+    using husk::container::terminal_route;
+    using husk::container::TerminalRoute;
+    CHECK(terminal_route(false, true, "") == TerminalRoute::none);
+    CHECK(terminal_route(true, true, "/run/sock") == TerminalRoute::socket);
+    CHECK(terminal_route(true, false, "/run/sock") == TerminalRoute::socket);
+    CHECK(terminal_route(true, false, "") == TerminalRoute::relay);
+    CHECK(message(terminal_route(true, true, "")) == "cannot allocate tty if husk will detach without setting console socket");
 }

@@ -15,6 +15,7 @@
 #include "process/container_plan.hpp"
 #include "process/exec_plan.hpp"
 #include "process/posture.hpp"
+#include "process/spawn.hpp"
 #include "rlimit/rlimits.hpp"
 
 namespace husk::process {
@@ -38,6 +39,7 @@ Result<ExecProcessPlan> prepare_exec_process(const spec::Spec& spec, int init_pi
 struct ExecSpawnOptions {
     int cgroup_fd = -1;       // CLONE_INTO_CGROUP when >= 0 (the container's cgroup or a sub-cgroup of it)
     int console_socket = -1;  // where the pty master goes, when process.terminal
+    ConsoleTarget console_target = ConsoleTarget::socket;  // spawner: kept in ExecSpawned::console (the relay)
     std::string state_json;   // the container's OCI state, for a seccomp agent at linux.seccomp.listenerPath
 };
 
@@ -45,6 +47,7 @@ struct ExecSpawned {
     pid_t pid = 0;
     UniqueFd pidfd;
     Posture posture;
+    UniqueFd console;  // the pty master, with ConsoleTarget::spawner and process.terminal
 };
 
 // Clones the process (our child), drives it through its setup and returns once execve succeeded; a failure

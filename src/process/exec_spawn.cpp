@@ -49,7 +49,9 @@ Result<void> drive_exec(const ExecProcessPlan& plan, ExecSpawned& child, int syn
         }
         switch (message->type) {
             case SyncType::console:
-                TRY(forward_console(options.console_socket, fd.get()));
+                if (!fd) return fail_sys(EPROTO, "sync receive", "console without its pty master");
+                if (options.console_target == ConsoleTarget::spawner) child.console = std::move(fd);
+                else TRY(forward_console(options.console_socket, fd.get()));
                 break;
             case SyncType::seccomp_listener:
                 TRY(forward_listener(plan.confinement.seccomp, child.pid, options.state_json, fd.get()));
@@ -109,7 +111,7 @@ Result<ExecSpawned> spawn_exec(const ExecProcessPlan& plan, const ExecSpawnOptio
     int clone_errno = errno;
     auto restored = for_children.restore();
     if (pid < 0) return fail_sys(clone_errno, "clone3", "exec process");
-    ExecSpawned child{static_cast<pid_t>(pid), UniqueFd(pidfd), {}};
+    ExecSpawned child{static_cast<pid_t>(pid), UniqueFd(pidfd), {}, {}};
     child_end.reset();
     auto driven = restored ? drive_exec(plan, child, parent_end.get(), options) : std::unexpected(restored.error());
     if (!driven) {

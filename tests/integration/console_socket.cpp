@@ -1,4 +1,5 @@
 #include "console_socket.hpp"
+#include "terminal_support.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -45,23 +46,6 @@ int ConsoleSocket::receive_fd(Ms timeout) {
             if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
     close(conn);
     return fd;
-}
-
-std::string read_until_hangup(int master, Ms timeout) {
-    std::string out;
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    for (;;) {
-        auto left = std::chrono::duration_cast<Ms>(deadline - std::chrono::steady_clock::now()).count();
-        if (left <= 0) break;
-        pollfd p{master, POLLIN, 0};
-        if (poll(&p, 1, static_cast<int>(left)) <= 0) break;
-        char buf[4096];
-        ssize_t n = read(master, buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        out.append(buf, static_cast<size_t>(n));
-    }
-    return out;
 }
 
 void check_report_on_terminal(int master) {

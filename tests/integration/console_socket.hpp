@@ -5,6 +5,7 @@
 #include <string>
 
 #include "harness.hpp"
+#include "terminal_support.hpp"
 
 namespace husk::test {
 
@@ -22,9 +23,6 @@ private:
     std::string path_;
     int listener_ = -1;
 };
-
-// Reads the pty master until every slave fd is closed (EIO) or the timeout passes.
-std::string read_until_hangup(int master, Ms timeout);
 
 // Reads the probe's report from a pty master (closing it) and CHECKs that 0-2 were that terminal.
 void check_report_on_terminal(int master);

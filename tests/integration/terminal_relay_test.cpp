@@ -1,12 +1,13 @@
 // A terminal without a console socket: `husk run` in the foreground with process.terminal keeps the pty master
 // and relays its own stdin and stdout to it (raw mode restored, window size copied, SIGWINCH resizes, the exit
-// status mirrored), as `runc run` does. The caller here is a pty the test holds the master of.
+// status mirrored), as `runc run` does; `husk exec -t` the same. The caller here is a pty the test holds the master of.
 #include <catch2/catch.hpp>
 
 #include <signal.h>
 #include <unistd.h>
 
 #include "harness.hpp"
+#include "exec_support.hpp"
 #include "terminal_support.hpp"
 
 using namespace husk::test;
@@ -163,5 +164,31 @@ TEST_CASE("run --detach with a terminal but without --console-socket is refused 
     CHECK(out.exit_code == 1);
     CHECK(lines(out.err).size() == 1);
     CHECK_THAT(out.err, Contains("--console-socket is required"));
+    check_nothing_left(sb);
+}
+
+TEST_CASE("exec -t without a console socket relays its terminal too: size, typed input, status, mode restored",
+          "[integration][terminal][exec]") {
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    std::string id = start_sleeper(sb, b, "exec-tty");
+    TestTerminal terminal;
+    terminal.set_size(27, 101);
+    termios before = terminal.mode();
+    SpawnOptions options;
+    options.terminal = terminal.slave();
+    Process husk = sb.spawn_husk({"exec", "-t", id, "/bin/sh", "-c", "tty; stty size; echo ready; read x; echo got:$x; exit 4"},
+                                 options);
+    terminal.close_slave();
+    REQUIRE(terminal.wait_for("ready"));
+    terminal.type("xyz\r");
+    CHECK(terminal.wait_for("got:xyz"));
+    Output ran = finish(terminal, husk);
+    const std::string& output = terminal.seen();
+    CHECK(ran.exit_code == 4);
+    CHECK_THAT(output, Contains("/dev/pts/"));
+    CHECK_THAT(output, Contains("27 101"));
+    CHECK(same_mode(terminal.mode(), before));
+    stop_and_delete(sb, id);
     check_nothing_left(sb);
 }
