@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 
 #include "caps/credentials.hpp"
@@ -28,6 +29,7 @@ struct ExecProcessPlan {
     rlimit::RlimitPlan rlimits;
     ExecPlan exec;
     Confinement confinement;
+    std::optional<int> oom_score_adj;  // process.oomScoreAdj, written by the parent before `go`
 };
 
 // `spec` is the container's stored config.json with process replaced by the exec's. init_pidfd must name

@@ -61,6 +61,12 @@ Result<void> drive_exec(const ExecProcessPlan& plan, ExecSpawned& child, int syn
                 std::memcpy(&child.posture, payload, sizeof child.posture);
                 TRY(check_posture(child.posture, plan.confinement.expected));
                 posture_seen = true;
+                // config.md "oomScoreAdj": set when given, else inherited (as for init, spawn.cpp).
+                if (plan.oom_score_adj) {
+                    UniqueFd proc = TRY(open_proc_pid(child.pid));
+                    auto r = write_proc_file(proc.get(), "oom_score_adj", std::to_string(*plan.oom_score_adj));
+                    if (!r) return fail(r.error().context("process.oomScoreAdj"));
+                }
                 TRY(send_message(sync, SyncType::go));
                 break;
             }
@@ -88,6 +94,7 @@ Result<ExecProcessPlan> prepare_exec_process(const spec::Spec& spec, int init_pi
     plan.rlimits = TRY(rlimit::prepare_rlimits(*spec.process));
     plan.exec = TRY(prepare_exec(spec, preserve_fds));
     plan.confinement = TRY(prepare_confinement(spec, seccomp_skip_unknown, plan.credentials));
+    plan.oom_score_adj = spec.process->oom_score_adj;
     return plan;
 }
 

@@ -81,6 +81,7 @@ TEST_CASE("exec --process takes the process.json shapes containerd and podman wr
     } else {
         process["user"]["umask"] = 18;
         process["env"].push_back("container=podman");
+        process["oomScoreAdj"] = 500;  // podman --oom-score-adj
     }
     std::string file = sb.dir() + "/process.json";
     write_file(file, process.dump());
@@ -100,6 +101,7 @@ TEST_CASE("exec --process takes the process.json shapes containerd and podman wr
     CHECK(r["rlimits"]["NOFILE"].dump() == "[900,1000]");
     CHECK(r["no_new_privs"].boolean() == (client == "containerd"));
     CHECK(r["umask"].num() == 18);
+    if (client == "podman") CHECK(r["oom_score_adj"].num() == 500);
     stop_and_delete(sb, id);
 }
 
