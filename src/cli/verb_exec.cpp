@@ -74,15 +74,20 @@ int verb_exec(const Globals& globals, const Args& args) {
     }
     if (id_at + 1 < args.size()) exec.args.assign(args.begin() + static_cast<std::ptrdiff_t>(id_at + 1), args.end());
     const std::string context = "exec " + exec.id;
+    // runc exits 255 when exec fails ("exec failed: ..."), so a failure never reads as the process's own code.
+    auto failed = [&](const Error& error) {
+        (void)report(globals, context, error);
+        return 255;
+    };
     if (vm.count("process")) {
         const std::string path = vm["process"].as<std::string>();
         auto text = read_file(path);
-        if (!text) return report(globals, context, text.error());
+        if (!text) return failed(text.error());
         std::vector<std::string> unsupported;
         auto process = spec::parse_process_config(*text, unsupported);
-        if (!process) return report(globals, context, Error::msg("--process " + path + ": " + process.error().message()));
+        if (!process) return failed(Error::msg("--process " + path + ": " + process.error().message()));
         if (!unsupported.empty())
-            return report(globals, context, Error::msg("--process " + path + ": " + unsupported.front() +
+            return failed(Error::msg("--process " + path + ": " + unsupported.front() +
                                                        " is not supported by husk"));
         exec.process = std::move(*process);
     }
@@ -106,7 +111,7 @@ int verb_exec(const Globals& globals, const Args& args) {
     exec.process_label = vm["process-label"].as<std::string>();
     exec.apparmor = vm["apparmor"].as<std::string>();
     auto result = exec_container(globals.runtime, exec);
-    if (!result) return report(globals, context, result.error());
+    if (!result) return failed(result.error());
     return result->exit_code;
 }
 

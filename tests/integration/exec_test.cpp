@@ -62,7 +62,7 @@ TEST_CASE("exec mirrors the process's exit status: its code, or 128 + the signal
     CHECK(cat.out == "through stdin\n");
     // A missing executable fails exec with runc's text, which containerd and podman map to "not found".
     Output missing = sb.husk({"--log", sb.dir() + "/log.json", "--log-format", "json", "exec", id, "/nonexistent"});
-    CHECK(missing.exit_code == 1);
+    CHECK(missing.exit_code == 255);
     CHECK_THAT(missing.err, Contains("exec: \"/nonexistent\": stat /nonexistent: no such file or directory"));
     CHECK_THAT(read_file(sb.dir() + "/log.json"), Contains("\"level\":\"error\""));
     Output not_in_path = sb.husk({"exec", id, "no-such-command"});
@@ -73,7 +73,7 @@ TEST_CASE("exec mirrors the process's exit status: its code, or 128 + the signal
 TEST_CASE("exec refuses what runc refuses, in runc's words", "[integration][exec]") {
     Sandbox sb;
     Output unknown = sb.husk({"exec", sb.id("nothing"), "/bin/true"});
-    CHECK(unknown.exit_code == 1);
+    CHECK(unknown.exit_code == 255);
     CHECK_THAT(unknown.err, Contains("container does not exist"));
 
     Bundle b = sb.bundle();
@@ -97,7 +97,7 @@ TEST_CASE("exec refuses what runc refuses, in runc's words", "[integration][exec
         argv.insert(argv.end(), {id, "/bin/true"});
         Output out = sb.husk(argv);
         INFO(c.flags.front() << ": " << out.describe());
-        CHECK(out.exit_code == 1);
+        CHECK(out.exit_code == 255);
         CHECK_THAT(out.err, Contains(c.says));
     }
     Output no_args = sb.husk({"exec", id});
@@ -105,7 +105,7 @@ TEST_CASE("exec refuses what runc refuses, in runc's words", "[integration][exec
 
     require_ok(sb.husk({"pause", id}));
     Output paused = sb.husk({"exec", id, "/bin/true"});
-    CHECK(paused.exit_code == 1);
+    CHECK(paused.exit_code == 255);
     CHECK_THAT(paused.err, Contains("cannot exec in a paused container (use --ignore-paused to override)"));
     // With --ignore-paused the process starts frozen, like runc's: exec returns once it was resumed.
     Process waiting = sb.spawn_husk({"exec", "--ignore-paused", id, "/probe", "exit", "4"});
@@ -116,7 +116,7 @@ TEST_CASE("exec refuses what runc refuses, in runc's words", "[integration][exec
     require_ok(sb.husk({"kill", id, "KILL"}));
     wait_for_exit(sb, id);
     Output stopped = sb.husk({"exec", id, "/bin/true"});
-    CHECK(stopped.exit_code == 1);
+    CHECK(stopped.exit_code == 255);
     CHECK_THAT(stopped.err, Contains("cannot exec in a stopped container"));
     delete_and_check(sb, id);
 }
