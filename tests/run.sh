@@ -1,6 +1,7 @@
 #!/bin/sh
 # README's test command: installs what is needed, builds, and runs every test suite (docs/testing.md):
-#   build/       unit, integration, and vm (cgroup v2 enforcement in qemu, docs/vm-harness.md)
+#   build/       unit, integration, vm (cgroup v2 enforcement in qemu, docs/vm-harness.md) and clients
+#                (containerd and podman driving husk and runc in that VM)
 #   build-asan/  unit and integration again under ASan+UBSan, then each fuzz target for a minute
 # Run as root from anywhere: tests/run.sh. Every suite runs; the exit status is non-zero if any failed.
 set -eu
@@ -8,6 +9,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/tests/install-deps.sh" --tests
 # The VM suite checks cgroup v2 enforcement in qemu: it needs its kernel.
 "$top/tests/vm/install-deps.sh"
+# The clients suite drives containerd and podman in that VM (tests/clients/): their packages.
+"$top/tests/clients/install-deps.sh"
 
 # build DIR OPTION...: configures DIR (again, when it exists) with the options and builds it.
 build() {

@@ -31,20 +31,30 @@ static_assert(sizeof(PidfdInfo) == 64, "PIDFD_INFO_SIZE_VER0");
 constexpr std::uint64_t pidfd_info_exit = 1u << 3;
 constexpr unsigned long pidfd_get_info = _IOWR(0xFF, 11, PidfdInfo);
 
+// init's exit status from its pidfd, once the kernel has it.
+std::optional<ExitStatus> pidfd_exit_status(int pidfd) {
+    PidfdInfo info{};
+    info.mask = pidfd_info_exit;
+    if (::ioctl(pidfd, pidfd_get_info, &info) == 0 && (info.mask & pidfd_info_exit) != 0)
+        return decode_wait_status(info.exit_code);
+    return std::nullopt;
+}
+
 // The kernel fills PIDFD_INFO_EXIT when the process is reaped (release_task), not when it exits. Until the
 // subreaper reaps it, init is a zombie and /proc/PID/stat field 52 holds the same wait status. So: ask the
-// pidfd; failing that read the zombie's status (same pid and start time, so it is our init); failing that it
-// was just reaped, so ask the pidfd again. A subreaper that never reaps leaves the zombie readable.
+// pidfd; failing that read the zombie's status (same pid and start time, so it is our init); while init is
+// still exiting (not yet a zombie), ask again. A subreaper that never reaps leaves the zombie readable.
+// Once init is gone from /proc it was reaped, and release_task fills PIDFD_INFO_EXIT before it unhashes the
+// pid: one more ask settles it. A kernel without PIDFD_INFO_EXIT (before 6.15) then keeps the status nowhere,
+// so the status is unknown at once, instead of after seconds of asking (the verdict, and `state`, wait on it).
 ExitStatus read_watched_exit(int pidfd, const WaitOptions& options) {
     for (int attempt = 0; attempt < 500; ++attempt) {
-        PidfdInfo info{};
-        info.mask = pidfd_info_exit;
-        if (::ioctl(pidfd, pidfd_get_info, &info) == 0 && (info.mask & pidfd_info_exit) != 0)
-            return decode_wait_status(info.exit_code);
+        if (auto status = pidfd_exit_status(pidfd)) return *status;
         if (options.pid > 0) {
             auto stat = read_proc_stat(options.pid);
-            if (stat && stat->start_time == options.start_time && stat->state == 'Z')
-                return decode_wait_status(stat->exit_code);
+            bool ours = stat && stat->start_time == options.start_time;
+            if (ours && stat->state == 'Z') return decode_wait_status(stat->exit_code);
+            if (!ours) return pidfd_exit_status(pidfd).value_or(ExitStatus{});
         }
         ::usleep(10000);
     }

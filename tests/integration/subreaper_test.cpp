@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "harness.hpp"
+#include "vm_support.hpp"  // also monitor_support.hpp: require_ok, state_record
 
 using namespace husk::test;
 
@@ -81,6 +82,19 @@ bool wait_for_text(const Process& process, std::string_view text, Ms timeout = M
 
 enum class Ending { exit3, husk_kill };
 
+// The caller's end: it exited 0 and saw init born its child, started, and reaped. Returns what it saw.
+CallerView check_caller(const Output& out, pid_t caller_pid) {
+    INFO("subreaper-caller: " << out.describe());
+    REQUIRE(out.exit_code == 0);
+    CallerView view = parse_caller(out.out);
+    REQUIRE(view.result.contains("pid"));
+    CHECK(view.created["ppid"].num() == caller_pid);  // CLONE_PARENT: init was born the caller's child
+    CHECK(view.started["started"].num() == view.created["created"].num());
+    CHECK(view.result["pid"].num() == view.created["created"].num());
+    CHECK(view.result["others"].num() == 1);  // the monitor was reparented to the caller too, and has ended
+    return view;
+}
+
 // Runs a container under subreaper-caller to its end: init exits 3 by itself, or sleeps until `husk kill
 // ID KILL`. Returns what the caller saw; the caller has also reaped the monitor, so the state is final.
 CallerView run_under_caller(Sandbox& sb, const std::string& id, Ending ending, long reap_delay_ms = 0) {
@@ -96,26 +110,7 @@ CallerView run_under_caller(Sandbox& sb, const std::string& id, Ending ending, l
         INFO(killed.describe());
         REQUIRE(killed.exit_code == 0);
     }
-    Output out = caller.wait();
-    INFO("subreaper-caller: " << out.describe());
-    REQUIRE(out.exit_code == 0);
-    CallerView view = parse_caller(out.out);
-    REQUIRE(view.result.contains("pid"));
-    CHECK(view.created["ppid"].num() == caller_pid);  // CLONE_PARENT: init was born the caller's child
-    CHECK(view.started["started"].num() == view.created["created"].num());
-    CHECK(view.result["pid"].num() == view.created["created"].num());
-    CHECK(view.result["others"].num() == 1);  // the monitor was reparented to the caller too, and has ended
-    return view;
-}
-
-// husk's own record in the state dir (monitorPid is not part of the OCI state).
-Json state_record(const Sandbox& sb, const std::string& id) {
-    return Json::parse(read_file(sb.root() + "/" + id + "/state.json"));
-}
-
-void require_ok(const Output& out) {
-    INFO(out.describe());
-    REQUIRE(out.exit_code == 0);
+    return check_caller(caller.wait(), caller_pid);
 }
 
 }  // namespace
@@ -166,10 +161,11 @@ TEST_CASE("when a subreaper reaps init, state still records its exit code or sig
     CHECK(st["pid"].num() == 0);
     REQUIRE(st["husk"].contains("exit"));
     const Json& exit = st["husk"]["exit"];
-    if (!pidfd_exit) {
-        // Older kernels: the monitor must say it does not know rather than guess (DESIGN.md section 2).
-        WARN("this kernel has no PIDFD_INFO_EXIT: only checking that the exit is reported as unknown");
-        CHECK(exit["reason"].str() == "unknown");
+    if (!pidfd_exit && exit["reason"].str() == "unknown") {
+        // Older kernels: once the subreaper has reaped init, the monitor must say it does not know rather than
+        // guess (DESIGN.md section 2). A delayed reap leaves it the zombie's status.
+        WARN("this kernel has no PIDFD_INFO_EXIT: the exit is reported as unknown");
+        CHECK(reap_delay_ms == 0);
     } else if (ending == Ending::exit3) {
         CHECK(exit["code"].num() == 3);
         CHECK(exit["signal"].num() == 0);
@@ -223,6 +219,49 @@ TEST_CASE("without a subreaper caller, init's parent is the monitor and state ha
     CHECK(st["husk"]["exit"]["code"].num() == 7);
     CHECK(st["husk"]["exit"]["signal"].num() == 0);
     CHECK(st["husk"]["exit"]["reason"].str() == "exited");
+    require_ok(sb.husk({"delete", id}));
+    check_nothing_left(sb);
+}
+
+// In the VM (Debian 12's kernel 6.1, no PIDFD_INFO_EXIT), a containerd shim often reaps init before the monitor
+// reads the zombie. The status is then kept nowhere, and the monitor must say `unknown` at once: it used to ask
+// for 5 s, so `husk state` (which waits 2 s for the verdict) showed a stopped container without husk.exit, as
+// the ctr client suite (tests/clients/ctr.sh) found. The monitor is stopped here until the caller has reaped
+// init, so it always comes too late.
+TEST_CASE("without PIDFD_INFO_EXIT, a monitor that finds init already reaped records unknown at once",
+          "[.vm][subreaper]") {
+    vm::require_vm();
+    if (kernel_reports_exit_through_pidfd()) {
+        WARN("this kernel has PIDFD_INFO_EXIT: the monitor always gets the status, nothing to check here");
+        return;
+    }
+    Sandbox sb;
+    std::string id = sb.id("late");
+    Bundle b = sb.bundle();
+    b.config["process"]["args"] = Json::strings({"/probe", "sleep", "60"});
+    Process caller = spawn_caller(sb, b, id);
+    pid_t caller_pid = caller.pid();
+    if (!wait_for_text(caller, "sleeping")) FAIL("the probe never ran; subreaper-caller: " << caller.current_out());
+    Json record = state_record(sb, id);
+    pid_t init = static_cast<pid_t>(record["pid"].num()), monitor = static_cast<pid_t>(record["monitorPid"].num());
+    REQUIRE(init > 0);
+    REQUIRE(monitor > 0);
+    REQUIRE(::kill(monitor, SIGSTOP) == 0);
+    require_ok(sb.husk({"kill", id, "KILL"}));
+    bool reaped = vm::wait_until([&] { return ::kill(init, 0) != 0 && errno == ESRCH; });
+    auto resumed = std::chrono::steady_clock::now();
+    ::kill(monitor, SIGCONT);
+    REQUIRE(reaped);
+    Output out = caller.wait();
+    auto late = std::chrono::duration_cast<Ms>(std::chrono::steady_clock::now() - resumed);
+    check_caller(out, caller_pid);
+    // The caller waits for the monitor after init: that ends as soon as the monitor has written the verdict.
+    INFO("the monitor ended " << late.count() << " ms after it was resumed");
+    CHECK(late < Ms(3000));
+    Json st = sb.state(id);
+    INFO("state: " << st.dump());
+    REQUIRE(st["husk"].contains("exit"));
+    CHECK(st["husk"]["exit"]["reason"].str() == "unknown");
     require_ok(sb.husk({"delete", id}));
     check_nothing_left(sb);
 }

@@ -1,12 +1,13 @@
 #!/bin/bash
 # Runs COMMAND inside a throw-away qemu VM (TCG) booted from Debian's kernel with a pure cgroup v2
 # hierarchy, and exits with COMMAND's status. See docs/vm-harness.md.
-#   tests/vm/run-in-vm.sh [--build DIR] [--timeout S] [--files DIR] [--module NAME]... [--stage BINARY]...
-#                         [--console FILE] -- COMMAND...
+#   tests/vm/run-in-vm.sh [--build DIR] [--timeout S] [--memory MB] [--files DIR] [--module NAME]...
+#                         [--stage BINARY]... [--console FILE] -- COMMAND...
 # --build DIR    the meson build dir: husk and the probe come from it (or $HUSK_BINARY, $HUSK_PROBE),
 #                and, when built, the integration tests and the subreaper caller (or $HUSK_INTEGRATION,
 #                $HUSK_SUBREAPER_CALLER); the cached kernel goes to DIR/tests/vm/cache (default: build/)
 # --timeout S    kill the VM after S seconds of wall time (default 300) and exit 124
+# --memory MB    the guest's RAM (default 512); the guest's root is a tmpfs holding the whole initramfs
 # --files DIR    copy DIR's contents to /files in the guest; COMMAND runs there (else in /)
 # --module NAME  insmod kernel module NAME and its dependencies before COMMAND
 # --stage BINARY copy BINARY (and its shared libraries) to /usr/local/bin/ in the guest (e.g. runc, crun)
@@ -16,11 +17,12 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$(dirname "$here")")
-usage() { echo "usage: $0 [--build DIR] [--timeout S] [--files DIR] [--module NAME]... [--stage BINARY]... [--console FILE] -- COMMAND..." >&2; exit 2; }
+usage() { echo "usage: $0 [--build DIR] [--timeout S] [--memory MB] [--files DIR] [--module NAME]... [--stage BINARY]... [--console FILE] -- COMMAND..." >&2; exit 2; }
 die() { echo "run-in-vm: $*" >&2; exit 125; }
 
 build=$top/build
 timeout=300
+memory=512
 files=
 modules=()
 staged=()
@@ -29,6 +31,7 @@ while [ $# -gt 0 ]; do
     case $1 in
         --build) [ $# -ge 2 ] || usage; build=$2; shift 2 ;;
         --timeout) [ $# -ge 2 ] || usage; timeout=$2; shift 2 ;;
+        --memory) [ $# -ge 2 ] || usage; memory=$2; shift 2 ;;
         --files) if [ $# -lt 2 ] || [ -n "$files" ]; then usage; fi; files=$2; shift 2 ;;
         --module) [ $# -ge 2 ] || usage; modules+=("$2"); shift 2 ;;
         --stage) [ $# -ge 2 ] || usage; [ -x "$2" ] || die "--stage $2: not an executable"; staged+=("$2"); shift 2 ;;
@@ -39,6 +42,8 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || usage
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || usage
+# Below 128 MB Debian's kernel and the initramfs alone do not fit.
+if ! [[ $memory =~ ^[1-9][0-9]*$ ]] || [ "$memory" -lt 128 ]; then die "--memory $memory: give megabytes, 128 or more"; fi
 husk=${HUSK_BINARY:-$build/src/cli/husk}
 probe=${HUSK_PROBE:-$build/tests/probe}
 # Optional: staged when built, so the guest can run `husk-integration '[vm]'`.
@@ -108,7 +113,7 @@ reader_pids+=($!)
 # The ISA serial ports in order: ttyS0 kernel console, ttyS1 stdout, ttyS2 stderr, ttyS3 status.
 start_ns=$(date +%s%N)
 setpriv --pdeathsig KILL -- qemu-system-x86_64 \
-    -machine pc -accel tcg,thread=multi,tb-size=256 -cpu max -m 512 -smp 2 \
+    -machine pc -accel tcg,thread=multi,tb-size=256 -cpu max -m "$memory" -smp 2 \
     -nodefaults -no-user-config -display none -no-reboot \
     -kernel "$vmlinux" -initrd "$work/initramfs.cpio" \
     -append "console=ttyS0 quiet panic=-1 cgroup_no_v1=all cryptomgr.notests tsc=reliable rdinit=/init" \
