@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -54,6 +55,32 @@ struct RunOutcome {
     std::string failure;  // why the workload never ran, when it failed after start (exec, startContainer hook)
 };
 Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& options);
+// `husk exec`: a new process in a running (or created) container, runc's flags. Without `process`, the
+// stored config.json's process with args replaced and the flags applied as runc applies them.
+struct ExecOptions {
+    std::string id;
+    std::optional<spec::Process> process;  // --process FILE, parsed; the flags below but tty then do not apply
+    std::vector<std::string> args;         // ARGS after the id (without --process)
+    bool tty = false;
+    std::string console_socket;
+    std::string cwd;
+    std::vector<std::string> env;          // NAME=value, appended (a later value of a name wins)
+    std::string user;                      // "uid[:gid]", numeric
+    std::optional<std::vector<std::uint32_t>> additional_gids;
+    std::vector<std::string> caps;         // added to bounding, effective, permitted (ambient if inheritable)
+    bool no_new_privs = false;
+    int preserve_fds = 0;
+    std::string pid_file;
+    bool detach = false;
+    bool ignore_paused = false;
+    std::string cgroup;                    // a sub-cgroup of the container's, relative
+    std::string process_label, apparmor;   // refused when not empty: husk has no LSM support
+};
+struct ExecOutcome {
+    int exit_code = 0;  // foreground: the process's exit code, or 128 + signal; 0 with --detach
+};
+Result<ExecOutcome> exec_container(const Runtime& runtime, const ExecOptions& options);
+
 Result<std::string> container_state_json(const Runtime& runtime, const std::string& id);
 Result<void> kill_container(const Runtime& runtime, const std::string& id, int signal, bool all);
 // Warnings (a failing poststop hook) are returned for the CLI to print.

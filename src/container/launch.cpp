@@ -22,6 +22,12 @@
 namespace husk::container {
 namespace {
 
+cgroup::Manager manager_of(CgroupManager manager) {
+    return manager == CgroupManager::disabled ? cgroup::Manager::disabled : cgroup::Manager::cgroupfs;
+}
+
+}  // namespace
+
 Result<UniqueFd> connect_console_socket(const std::string& path) {
     sockaddr_un address{};
     if (path.size() >= sizeof address.sun_path) return fail_sys(ENAMETOOLONG, "console socket", path);
@@ -34,7 +40,6 @@ Result<UniqueFd> connect_console_socket(const std::string& path) {
     return fd;
 }
 
-// runc writes the pid file atomically next to its final name.
 Result<void> write_pid_file(const std::string& path, pid_t pid) {
     if (path.empty()) return {};
     std::string absolute = path;
@@ -51,12 +56,6 @@ Result<void> write_pid_file(const std::string& path, pid_t pid) {
     return {};
 }
 
-cgroup::Manager manager_of(CgroupManager manager) {
-    return manager == CgroupManager::disabled ? cgroup::Manager::disabled : cgroup::Manager::cgroupfs;
-}
-
-}  // namespace
-
 Launch::~Launch() {
     if (committed_) return;
     exec_fifo.reset();
@@ -68,7 +67,8 @@ Launch::~Launch() {
     if (dir) (void)dir->remove();
 }
 
-Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const CreateOptions& options) {
+Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const CreateOptions& options,
+                                               PtyRelay relay) {
     const ContainerId id = TRY(ContainerId::parse(options.id));
     auto owned = std::make_unique<Launch>();
     Launch& launch = *owned;
@@ -76,8 +76,13 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     const spec::Spec& spec = launch.bundle.spec;
     const spec::HuskAnnotations& husk = launch.bundle.husk;
     launch.policy = monitor::stop_policy(husk);
-    if (spec.process->terminal && options.console_socket.empty())
-        return fail_msg("process.terminal is true: --console-socket is required to receive the pty master");
+    if (spec.process->terminal && options.console_socket.empty()) {
+        // A detached container has nobody in the foreground to relay its terminal to (runc refuses the same).
+        if (relay == PtyRelay::refused)
+            return fail_msg("process.terminal is true: --console-socket is required to receive the pty master "
+                            "(only husk run in the foreground, without --detach, relays its own terminal)");
+        launch.relay_terminal = true;
+    }
     auto cgroup_plan = TRY(cgroup::prepare_cgroup(spec, husk, options.id, manager_of(runtime.cgroup_manager)));
     launch.plan = TRY(process::prepare_container(
         spec, process::PlanOptions{launch.bundle.rootfs, launch.bundle.dir, options.no_pivot, options.preserve_fds,
@@ -138,6 +143,7 @@ process::SpawnOptions spawn_options(Launch& launch, process::Parent parent) {
     options.cgroup_fd = launch.cgroup ? launch.cgroup->dir_fd() : -1;
     options.parent = parent;
     options.console_socket = launch.console_socket.get();
+    if (launch.relay_terminal) options.console_target = process::ConsoleTarget::spawner;
     options.exec_fifo = launch.exec_fifo.get();
     if (launch.output) {
         options.stdout_pipe = launch.output->pipes.stdout_write.get();

@@ -18,6 +18,10 @@
 
 namespace husk::container {
 
+// Whether the caller can take init's pty master itself when process.terminal is true and there is no
+// --console-socket: only `husk run` in the foreground, which relays its own terminal to it.
+enum class PtyRelay { refused, offered };
+
 struct Launch {
     Bundle bundle;
     process::ContainerPlan plan;
@@ -26,6 +30,7 @@ struct Launch {
     std::optional<cgroup::Cgroup> cgroup;
     UniqueFd exec_fifo;       // O_RDWR: handed to init
     UniqueFd console_socket;  // connected --console-socket
+    bool relay_terminal = false;  // process.terminal without --console-socket: the spawner keeps the pty master
     state::Record record;
     monitor::StopPolicy policy;        // run.husk.timeout & co., enforced by the monitor
     std::optional<monitor::OutputPlumbing> output;  // run.husk.output-limit: the pump's pipes and the stdio to pump into
@@ -43,7 +48,8 @@ private:
     bool committed_ = false;
 };
 
-Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const CreateOptions& options);
+Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const CreateOptions& options,
+                                               PtyRelay relay = PtyRelay::refused);
 
 // The monitor (this process) adds its identity to the record, before it may clone init.
 Result<void> record_monitor(Launch& launch);
@@ -54,6 +60,12 @@ process::SpawnOptions spawn_options(Launch& launch, process::Parent parent);
 
 // What the monitor of this launch enforces and where it records the verdict.
 monitor::MonitorPlan monitor_plan(const Launch& launch);
+
+// The --console-socket, connected (SOCK_STREAM, as runc's clients listen).
+Result<UniqueFd> connect_console_socket(const std::string& path);
+
+// runc writes the pid file atomically next to its final name (nothing when path is empty).
+Result<void> write_pid_file(const std::string& path, pid_t pid);
 
 // Fills pid, start time, boot id and the verified security posture, writes the record and the --pid-file.
 Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std::string& pid_file,

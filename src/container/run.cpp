@@ -1,5 +1,6 @@
 // husk run: create + start (+ wait). In the foreground husk itself is init's parent and monitor: it forwards
-// signals, reaps init, records the exit and mirrors its status; with --detach it is create + start.
+// signals, relays its terminal to the container's (process.terminal without --console-socket), reaps init,
+// records the exit and mirrors its status; with --detach it is create + start.
 #include <unistd.h>
 
 #include <csignal>
@@ -8,6 +9,7 @@
 #include "monitor/limits.hpp"
 #include "monitor/monitor_process.hpp"
 #include "monitor/record.hpp"
+#include "monitor/terminal_relay.hpp"
 #include "monitor/verdict.hpp"
 #include "husk/container.hpp"
 
@@ -26,7 +28,8 @@ Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& optio
         return outcome;
     }
     {
-        auto launch = TRY(container::prepare_launch(runtime, options.create));
+        // process.terminal without --console-socket: husk keeps the pty master and relays its own terminal.
+        auto launch = TRY(container::prepare_launch(runtime, options.create, container::PtyRelay::offered));
         launch->spawn_attempted = true;
         auto spawned = TRY(process::spawn_init(launch->plan, *launch->buffers,
                                                container::spawn_options(*launch, process::Parent::spawner)));
@@ -38,6 +41,7 @@ Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& optio
         launch->commit();
         monitor::MonitorPlan plan = container::monitor_plan(*launch);
         std::optional<monitor::OutputPlumbing> output = std::move(launch->output);
+        const bool relay_terminal = launch->relay_terminal;
         launch.reset();  // releases the create lock so start can take it
 
         // Signals a terminal or a supervisor sends to `husk run` go to the container, as with runc.
@@ -50,6 +54,8 @@ Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& optio
             sigaddset(&forward, sig);
         wait.forward = forward;
         monitor::add_limits(plan, spawned.pid, spawned.pidfd.get(), std::move(output), wait);
+        // SIGWINCH then resizes the pty instead of being forwarded (monitor/terminal_relay.hpp).
+        if (relay_terminal) monitor::add_terminal_relay(std::move(spawned.console), wait);
 
         auto started = start_container(runtime, options.create.id);
         if (!started) {

@@ -7,27 +7,11 @@
 
 #include "base/time.hpp"
 #include "monitor/limits.hpp"
+#include "monitor/stdio_write.hpp"
 #include "monitor/verdict.hpp"
 
 namespace husk::monitor {
 namespace {
-
-// The pump writes into pipes whose reader may go away: an EPIPE to handle, not a reason for the monitor to
-// die. Restored afterwards (`husk run` runs poststop hooks later, which must not inherit SIG_IGN).
-class IgnoredSigpipe {
-public:
-    IgnoredSigpipe() {
-        struct sigaction ignore{};
-        ignore.sa_handler = SIG_IGN;
-        ::sigaction(SIGPIPE, &ignore, &previous_);
-    }
-    ~IgnoredSigpipe() { ::sigaction(SIGPIPE, &previous_, nullptr); }
-    IgnoredSigpipe(const IgnoredSigpipe&) = delete;
-    IgnoredSigpipe& operator=(const IgnoredSigpipe&) = delete;
-
-private:
-    struct sigaction previous_{};
-};
 
 // The pump in the monitor's loop: its own epoll set, nested. Pumped while init lives, drained after the reap
 // (reap → drain → the caller reads the counters and writes the verdict; DESIGN.md §3).

@@ -10,6 +10,7 @@
 #include <cerrno>
 
 #include "base/fs.hpp"
+#include "monitor/stdio_write.hpp"
 
 namespace husk::monitor {
 namespace {
@@ -29,23 +30,6 @@ std::size_t available(int pipe) {
     int bytes = 0;
     if (::ioctl(pipe, FIONREAD, &bytes) != 0) return 0;
     return static_cast<std::size_t>(std::max(bytes, 0));
-}
-
-// A blocking write of the whole buffer; an output someone made non-blocking is waited for with poll.
-bool write_fully(int fd, const char* data, std::size_t size) {
-    while (size > 0) {
-        ssize_t n = ::write(fd, data, size);
-        if (n > 0) {
-            data += n;
-            size -= static_cast<std::size_t>(n);
-        } else if (n < 0 && errno == EAGAIN) {
-            pollfd p{fd, POLLOUT, 0};
-            ::poll(&p, 1, -1);
-        } else if (n < 0 && errno != EINTR) {
-            return false;
-        }
-    }
-    return true;
 }
 
 }  // namespace

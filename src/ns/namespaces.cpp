@@ -97,7 +97,13 @@ Result<ForChildren> ForChildren::enter(const NamespacePlan& plan) {
         saved.own_pid_ = TRY(open_fd("/proc/self/ns/pid_for_children", O_RDONLY));
         if (::setns(plan.join_pid.get(), CLONE_NEWPID) != 0) return fail_sys(errno, "setns", "pid namespace");
     }
-    if (plan.new_time) {
+    if (plan.join_time) {
+        saved.own_time_ = TRY(open_fd("/proc/self/ns/time_for_children", O_RDONLY));
+        if (::setns(plan.join_time.get(), CLONE_NEWTIME) != 0) {
+            (void)saved.restore();
+            return fail_sys(errno, "setns", "time namespace");
+        }
+    } else if (plan.new_time) {
         saved.own_time_ = TRY(open_fd("/proc/self/ns/time_for_children", O_RDONLY));
         if (::unshare(CLONE_NEWTIME) != 0) return fail_sys(errno, "unshare", "time namespace");
         // Offsets can only be written before any process has entered the new namespace.

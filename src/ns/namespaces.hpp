@@ -25,6 +25,7 @@ struct NamespacePlan {
     std::uint64_t unshare_flags = 0;  // created by the child after joining a user namespace by path
     UniqueFd join_user;               // setns first, so later namespaces belong to it
     UniqueFd join_pid;                // pid and time namespaces are entered "for children": by the spawner
+    UniqueFd join_time;               // only for `exec` (init's time namespace); a config cannot join one
     std::vector<Join> joins;          // the rest, joined by the child
     bool new_user = false;
     bool new_net = false;

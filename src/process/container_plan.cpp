@@ -16,23 +16,6 @@ sysctl::JoinedNamespaces joined_for_sysctl(const ns::NamespacePlan& namespaces) 
     return joined;
 }
 
-// The security steps (DESIGN.md §6): compiled here, loaded by init; and what init must then report.
-Result<void> prepare_security(const spec::Spec& spec, const PlanOptions& options, ContainerPlan& plan) {
-    const spec::Process& process = *spec.process;
-    if (spec.linux && spec.linux->seccomp) {
-        seccomp::SeccompOptions seccomp_options;
-        if (options.seccomp_skip_unknown) seccomp_options.unknown_syscalls = seccomp::UnknownSyscalls::skip_allowed;
-        plan.seccomp = TRY(seccomp::prepare_seccomp(*spec.linux->seccomp, seccomp_options));
-    }
-    if (process.landlock) plan.landlock = TRY(landlock::prepare_landlock(*process.landlock, TRY(landlock::probe_abi())));
-    plan.expected.seccomp = plan.seccomp.has_value();
-    plan.expected.no_new_privs = process.no_new_privileges;
-    plan.expected.landlock = plan.landlock.enforce;
-    plan.expected.cap_effective = plan.credentials.sets.effective;
-    plan.expected.cap_bounding = plan.credentials.sets.bounding;
-    return {};
-}
-
 }  // namespace
 
 Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOptions& options) {
@@ -52,10 +35,31 @@ Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOption
     plan.create_container_hooks = TRY(hooks::prepare_child_hooks(spec.hooks.create_container, "createContainer"));
     plan.start_container_hooks = TRY(hooks::prepare_child_hooks(spec.hooks.start_container, "startContainer"));
     plan.exec = TRY(prepare_exec(spec, options.preserve_fds));
-    // sysctl needs the namespaces opened above; prepare_security fills landlock, seccomp and expected.
+    // sysctl needs the namespaces opened above; prepare_confinement gives landlock, seccomp and expected.
     plan.sysctl = TRY(sysctl::prepare_sysctl(linux.sysctl, joined_for_sysctl(plan.namespaces)));
-    TRY(prepare_security(spec, options, plan));
+    Confinement confinement = TRY(prepare_confinement(spec, options.seccomp_skip_unknown, plan.credentials));
+    plan.landlock = std::move(confinement.landlock);
+    plan.seccomp = std::move(confinement.seccomp);
+    plan.expected = confinement.expected;
     return plan;
+}
+
+Result<Confinement> prepare_confinement(const spec::Spec& spec, bool seccomp_skip_unknown,
+                                        const caps::CredentialsPlan& credentials) {
+    const spec::Process& process = *spec.process;
+    Confinement out;
+    if (spec.linux && spec.linux->seccomp) {
+        seccomp::SeccompOptions seccomp_options;
+        if (seccomp_skip_unknown) seccomp_options.unknown_syscalls = seccomp::UnknownSyscalls::skip_allowed;
+        out.seccomp = TRY(seccomp::prepare_seccomp(*spec.linux->seccomp, seccomp_options));
+    }
+    if (process.landlock) out.landlock = TRY(landlock::prepare_landlock(*process.landlock, TRY(landlock::probe_abi())));
+    out.expected.seccomp = out.seccomp.has_value();
+    out.expected.no_new_privs = process.no_new_privileges;
+    out.expected.landlock = out.landlock.enforce;
+    out.expected.cap_effective = credentials.sets.effective;
+    out.expected.cap_bounding = credentials.sets.bounding;
+    return out;
 }
 
 }  // namespace husk::process

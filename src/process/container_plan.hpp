@@ -45,6 +45,16 @@ struct ContainerPlan {
 
 Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOptions& options);
 
+// The security steps of DESIGN.md §6 that both recipes share: linux.seccomp compiled, process.landlock
+// against the kernel's ABI, and the posture the process must then report.
+struct Confinement {
+    landlock::LandlockPlan landlock;
+    std::optional<seccomp::SeccompPlan> seccomp;
+    ExpectedPosture expected;
+};
+Result<Confinement> prepare_confinement(const spec::Spec& spec, bool seccomp_skip_unknown,
+                                        const caps::CredentialsPlan& credentials);
+
 // The child's scratch space: received hook state JSON. Lives in the parent's memory before clone3, so the child
 // never allocates.
 struct ChildBuffers {

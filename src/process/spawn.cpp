@@ -22,30 +22,6 @@
 namespace husk::process {
 namespace {
 
-// Sends the pty master to the --console-socket peer, as runc does (one fd in SCM_RIGHTS).
-Result<void> forward_console(int console_socket, int master) {
-    if (console_socket < 0) return fail_msg("process.terminal is true but no --console-socket was given");
-    // runc sends the name "/dev/ptmx" with the master.
-    static constexpr char name[] = "/dev/ptmx";
-    if (auto sent = send_with_fd(console_socket, name, sizeof name - 1, master); !sent)
-        return fail_sys(sent.error().err, "send to console socket");
-    return {};
-}
-
-// SCMP_ACT_NOTIFY: the listener fd and the container process state go to the seccomp agent
-// (config-linux.md "Seccomp"); the state says "creating", as for the hooks that run now.
-Result<void> forward_listener(const ContainerPlan& plan, const Spawned& child, const SpawnOptions& options, int fd) {
-    if (!plan.seccomp || plan.seccomp->listener_path.empty())
-        return fail_msg("container init sent a seccomp listener fd, but linux.seccomp has no listenerPath");
-    std::string state = seccomp::container_process_state_json("1.3.0", child.pid, plan.seccomp->listener_metadata,
-                                                               options.hook_state("creating", child.pid))
-                            .value_or("");
-    if (state.empty()) return fail_msg("linux.seccomp.listenerPath: could not build the container process state");
-    auto sent = seccomp::send_to_listener(plan.seccomp->listener_path, fd, state);
-    if (!sent) return fail(sent.error().context("linux.seccomp.listenerPath"));
-    return {};
-}
-
 // init closed the sync socket without a word: it exited. When we are its parent and a seccomp filter's kill
 // or trap action ended it (SIGSYS), say so rather than leave "exited" unexplained: the profile denies one of
 // the calls init makes after loading it.
@@ -99,10 +75,13 @@ Result<void> drive_setup(const ContainerPlan& plan, Spawned& child, int sync, co
                 break;
             }
             case SyncType::console:
-                TRY(forward_console(options.console_socket, fd.get()));
+                if (!fd) return fail_sys(EPROTO, "sync receive", "console without its pty master");
+                if (options.console_target == ConsoleTarget::spawner) child.console = std::move(fd);
+                else TRY(forward_console(options.console_socket, fd.get()));
                 break;
             case SyncType::seccomp_listener:
-                TRY(forward_listener(plan, child, options, fd.get()));
+                // The state says "creating", as for the hooks that run now.
+                TRY(forward_listener(plan.seccomp, child.pid, options.hook_state("creating", child.pid), fd.get()));
                 break;
             case SyncType::posture: {
                 if (message->payload_length != sizeof(Posture)) return fail_sys(EPROTO, "sync receive", "posture");
@@ -134,6 +113,27 @@ void abandon(const Spawned& child, const SpawnOptions& options) {
 
 }  // namespace
 
+Result<void> forward_console(int console_socket, int master) {
+    if (console_socket < 0) return fail_msg("process.terminal is true but no --console-socket was given");
+    // runc sends the name "/dev/ptmx" with the master.
+    static constexpr char name[] = "/dev/ptmx";
+    if (auto sent = send_with_fd(console_socket, name, sizeof name - 1, master); !sent)
+        return fail_sys(sent.error().err, "send to console socket");
+    return {};
+}
+
+Result<void> forward_listener(const std::optional<seccomp::SeccompPlan>& filter, pid_t pid,
+                              const std::string& state_json, int fd) {
+    if (!filter || filter->listener_path.empty())
+        return fail_msg("the container process sent a seccomp listener fd, but linux.seccomp has no listenerPath");
+    std::string state =
+        seccomp::container_process_state_json("1.3.0", pid, filter->listener_metadata, state_json).value_or("");
+    if (state.empty()) return fail_msg("linux.seccomp.listenerPath: could not build the container process state");
+    auto sent = seccomp::send_to_listener(filter->listener_path, fd, state);
+    if (!sent) return fail(sent.error().context("linux.seccomp.listenerPath"));
+    return {};
+}
+
 Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, const SpawnOptions& options) {
     int pair[2];
     if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return fail_sys(errno, "socketpair");
@@ -161,7 +161,7 @@ Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, con
     int clone_errno = errno;
     auto restored = for_children.restore();
     if (pid < 0) return fail_sys(clone_errno, "clone3", "container init");
-    Spawned child{static_cast<pid_t>(pid), UniqueFd(pidfd), {}, {}};
+    Spawned child{static_cast<pid_t>(pid), UniqueFd(pidfd), {}, {}, {}};
     child_end.reset();
     if (!restored) {
         abandon(child, options);

@@ -18,10 +18,15 @@ namespace husk::process {
 
 enum class Parent { spawner, spawners_parent };  // who init's parent is: us, or (CLONE_PARENT) our parent
 
+// With process.terminal, who gets init's pty master: the --console-socket peer, or the spawner itself
+// (Spawned::console), which relays its caller's terminal (`husk run` in the foreground).
+enum class ConsoleTarget { socket, spawner };
+
 struct SpawnOptions {
     int cgroup_fd = -1;        // CLONE_INTO_CGROUP when >= 0
     Parent parent = Parent::spawner;
     int console_socket = -1;   // where the pty master goes (--console-socket), when process.terminal
+    ConsoleTarget console_target = ConsoleTarget::socket;
     int exec_fifo = -1;        // O_RDWR fd of <state>/exec.fifo, inherited by init
     int stdout_pipe = -1;      // the output pump's write ends, init's fds 1 and 2 from exec on (-1: inherit)
     int stderr_pipe = -1;
@@ -41,7 +46,16 @@ struct Spawned {
     UniqueFd pidfd;
     UniqueFd sync;  // stays open: init reports a failed execve after start through it
     std::optional<Posture> posture;  // what init reported in force, checked against the plan
+    UniqueFd console;  // the pty master, with ConsoleTarget::spawner and process.terminal
 };
+
+// Sends the pty master to the --console-socket peer, as runc does (one fd in SCM_RIGHTS, named "/dev/ptmx").
+Result<void> forward_console(int console_socket, int master);
+
+// SCMP_ACT_NOTIFY: the listener fd the process sent and its container process state (pid, listenerMetadata,
+// the OCI state `state_json`) go to linux.seccomp.listenerPath (config-linux.md "Seccomp"), as runc does.
+Result<void> forward_listener(const std::optional<seccomp::SeccompPlan>& filter, pid_t pid,
+                              const std::string& state_json, int fd);
 
 Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, const SpawnOptions& options);
 

@@ -165,11 +165,11 @@ Result<void> check_hooks(const Hooks& hooks) {
 // silently be absent. The wall-time limit (timeout, kill-grace, stop-signal) is enforced by the monitor.
 static Result<HuskAnnotations> check_husk_annotations(const Spec& spec) {
     HuskAnnotations husk = TRY(parse_husk_annotations(spec.annotations));
-    // With a terminal the container writes into a pty whose master goes to --console-socket: husk is not
-    // between the container and its output and could not count a byte (fail closed).
+    // With a terminal the container writes into a pty: its master goes to --console-socket, where husk cannot
+    // count a byte, or to `husk run`'s relay (monitor/terminal_relay.hpp), which does not count them (fail closed).
     if (husk.output_limit && spec.process && spec.process->terminal)
         return fail_msg("annotations[\"run.husk.output-limit\"]: cannot be enforced with process.terminal true (the "
-                        "pty master goes to the console socket, not through husk)");
+                        "container writes to its pty, which husk does not count)");
     return husk;
 }
 

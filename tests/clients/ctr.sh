@@ -157,12 +157,15 @@ kill_term() { # ctr task kill: SIGTERM to init alone, which traps it
     expect_contains "ctr task delete" "exit with non-zero exit code 7" "$out"
 }
 
-run_tty() {
-    # shellcheck disable=SC2046
-    out=$(script -qec "timeout -s KILL 60 ctr run --rm -t $(run_options) $image $id sh -c 'tty; exit 4'" /dev/null < /dev/null 2>&1)
+# ctr ARGS (a run or exec with -t) under script(1), which gives ctr the pty it needs, runs
+# `tty; exit STATUS` in the container.
+expect_tty_and_status() { # STATUS ARGS
+    out=$(script -qec "timeout -s KILL 60 ctr $2 sh -c 'tty; exit $1'" /dev/null < /dev/null 2>&1)
     status=$?
-    expect_pty "$out" && expect_eq "exit status" 4 "$status"
+    expect_pty "$out" && expect_eq "exit status" "$1" "$status"
 }
+
+run_tty() { expect_tty_and_status 4 "run --rm -t $(run_options) $image $id"; }
 
 run_detached() {
     # shellcheck disable=SC2046
@@ -225,11 +228,7 @@ exec_missing() {
         expect_contains "ctr's error" 'stat /nonexistent: no such file or directory' "$out"
 }
 
-exec_tty() {
-    out=$(script -qec "timeout -s KILL 60 ctr task exec -t --exec-id e2 $id sh -c 'tty; exit 6'" /dev/null < /dev/null 2>&1)
-    status=$?
-    expect_pty "$out" && expect_eq "exit status" 6 "$status"
-}
+exec_tty() { expect_tty_and_status 6 "task exec -t --exec-id e2 $id"; }
 
 kill_all() {
     ctr task kill -a -s SIGKILL "$id" || return 1

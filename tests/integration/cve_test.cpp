@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <set>
 
+#include "exec_support.hpp"
 #include "harness.hpp"
 #include "monitor_support.hpp"
 
@@ -57,6 +58,25 @@ TEST_CASE("the husk process a container can see runs from a read-only mount of i
     CHECK(r["writeErrno"].num() != 0);
     CHECK(r["readonlyMount"].boolean());
     check_nothing_left(sb);
+}
+
+// The 2019 exploit went through `runc exec`: the process exec'd into the container opened /proc/<runc>/exe of
+// the runtime that was still waiting for it. `husk exec` in the foreground is exactly that process's parent.
+TEST_CASE("husk exec, seen by the process it started, runs from a read-only mount of its binary (CVE-2019-5736)",
+          "[integration][cve][exec]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/probe", "sleep", "120"});
+    share_host_pid_namespace(b.config);
+    add_capability(b.config, "CAP_SYS_PTRACE");
+    std::string id = sb.id("exec-exe");
+    create_and_start(sb, b, id);
+    Output out = sb.husk({"exec", id, "/probe", "exe-of-parent"});
+    require_ok(out);
+    Json r = last_json_line(out.out);
+    INFO(r.dump());
+    CHECK(r["writeErrno"].num() != 0);
+    CHECK(r["readonlyMount"].boolean());
+    stop_and_delete(sb, id);
 }
 
 // CVE-2024-21626: fds of the runtime (or of its caller) open in init, and a cwd reaching the host through one.

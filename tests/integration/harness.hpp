@@ -31,6 +31,9 @@ struct SpawnOptions {
     std::vector<int> extra_fds;      // placed at fds 3, 4, ... of the child, without O_CLOEXEC
     std::vector<std::string> env;    // NAME=value entries added to the test's own environment
     std::string cwd;                 // empty: the test's cwd
+    // A pty slave (>= 0): the child's stdin, stdout and stderr and its controlling terminal (setsid +
+    // TIOCSCTTY), as in a terminal emulator; stdin_data is not used then, and the output files stay empty.
+    int terminal = -1;
     Ms timeout{30000};
 };
 

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -134,6 +135,10 @@ Process spawn(const std::vector<std::string>& argv, const SpawnOptions& options,
     if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
     if (pid == 0) {
         // The child: only system calls from here on.
+        if (options.terminal >= 0) {
+            if (::setsid() < 0 || ::ioctl(options.terminal, TIOCSCTTY, 0) != 0) ::_exit(126);
+            in_fd = out_fd = err_fd = options.terminal;
+        }
         if (::dup2(in_fd, 0) < 0 || ::dup2(out_fd, 1) < 0 || ::dup2(err_fd, 2) < 0) ::_exit(126);
         // Move the extra fds out of the way first, so placing one never clobbers another.
         for (size_t i = 0; i < staged.size(); ++i) staged[i] = ::fcntl(options.extra_fds[i], F_DUPFD_CLOEXEC, 1000);

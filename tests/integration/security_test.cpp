@@ -3,21 +3,14 @@
 // own tests (src/seccomp, src/landlock) cover every action, operator, right and scope against the kernel.
 #include <catch2/catch.hpp>
 
-#include <linux/seccomp.h>
-#include <poll.h>
 #include <signal.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
-#include <cstring>
-#include <thread>
 
 #include "harness.hpp"
 #include "monitor_support.hpp"
+#include "seccomp_agent.hpp"
 
 using namespace husk::test;
 using Catch::Matchers::Contains;
@@ -31,76 +24,6 @@ Json deny_mknod(const std::string& action, int errno_ret = -1) {
 }
 
 const std::vector<std::string> mknod_probe = {"/probe", "mknod", "/tmp/node", "c", "1", "3"};
-
-// A seccomp agent (config-linux.md "Seccomp", listenerPath): receives the container process state and the
-// notify fd, and answers every notified syscall with EDOM.
-class Agent {
-public:
-    explicit Agent(const std::string& path) : path_(path) {
-        listener_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        sockaddr_un address{};
-        address.sun_family = AF_UNIX;
-        std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
-        REQUIRE(bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
-        REQUIRE(listen(listener_, 1) == 0);
-        thread_ = std::thread([this] { serve(); });
-    }
-    ~Agent() {
-        stop_ = true;
-        thread_.join();
-        close(listener_);
-        unlink(path_.c_str());
-    }
-    std::string state() const { return state_; }
-    int answered() const { return answered_; }
-
-private:
-    void serve() {
-        pollfd accept_poll{listener_, POLLIN, 0};
-        while (!stop_ && poll(&accept_poll, 1, 100) == 0) {
-        }
-        if (stop_) return;
-        int connection = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
-        char buffer[65536] = {};
-        iovec iov{buffer, sizeof buffer - 1};
-        alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-        msghdr message{};
-        message.msg_iov = &iov;
-        message.msg_iovlen = 1;
-        message.msg_control = control;
-        message.msg_controllen = sizeof control;
-        ssize_t n = recvmsg(connection, &message, MSG_CMSG_CLOEXEC);
-        close(connection);
-        if (n <= 0) return;
-        state_.assign(buffer, static_cast<std::size_t>(n));
-        cmsghdr* cmsg = CMSG_FIRSTHDR(&message);
-        if (cmsg == nullptr || cmsg->cmsg_type != SCM_RIGHTS) return;
-        int notify = -1;
-        std::memcpy(&notify, CMSG_DATA(cmsg), sizeof notify);
-        answer(notify);
-        close(notify);
-    }
-    void answer(int notify) {
-        while (!stop_) {
-            pollfd p{notify, POLLIN, 0};
-            if (poll(&p, 1, 100) <= 0) continue;
-            if (p.revents & (POLLHUP | POLLERR)) return;  // the container has gone
-            seccomp_notif request{};
-            if (ioctl(notify, SECCOMP_IOCTL_NOTIF_RECV, &request) != 0) continue;
-            seccomp_notif_resp response{};
-            response.id = request.id;
-            response.error = -EDOM;
-            if (ioctl(notify, SECCOMP_IOCTL_NOTIF_SEND, &response) == 0) ++answered_;
-        }
-    }
-
-    std::string path_;
-    int listener_ = -1;
-    std::thread thread_;
-    std::atomic<bool> stop_{false};
-    std::string state_;
-    std::atomic<int> answered_{0};
-};
 
 }  // namespace
 

@@ -8,6 +8,9 @@
 //   {"pid":PID,"exited":false,"signal":S,"others":K}   i.e. the husk monitor, waited for up to 10 s)
 //   {"error":"...","errno":E}                    on failure, exit status 1
 // Usage: subreaper-caller [--reap-delay-ms N] HUSK ROOT BUNDLE PID_FILE ID
+//        subreaper-caller --exec HUSK ROOT PID_FILE ID ARGS...
+// --exec: `husk exec --detach --pid-file PID_FILE ID ARGS...` instead of create and start, as the shim and
+// conmon run it; prints {"execed":PID,"ppid":PPID} and then the same result line for that pid.
 // --reap-delay-ms N: after init has exited, leave it a zombie for N ms before reaping it, like a busy shim.
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -100,7 +103,34 @@ int reap_others() {
 
 }  // namespace
 
+// Waits for exactly `pid`, which must be our child by now, and prints the result line.
+void wait_and_report(pid_t pid) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) fail("waitpid for " + std::to_string(pid), errno);
+    int others = reap_others();
+    std::string result = "{\"pid\":" + std::to_string(pid);
+    if (WIFEXITED(status)) result += ",\"exited\":true,\"code\":" + std::to_string(WEXITSTATUS(status));
+    else result += ",\"exited\":false,\"signal\":" + std::to_string(WTERMSIG(status));
+    emit(result + ",\"others\":" + std::to_string(others) + "}");
+}
+
+int exec_mode(int argc, char** argv) {
+    if (argc < 7) fail("usage: subreaper-caller --exec HUSK ROOT PID_FILE ID ARGS...", EINVAL);
+    std::string pid_file = argv[4];
+    std::vector<std::string> command = {argv[2], "--root", argv[3], "exec", "--detach", "--pid-file", pid_file, argv[5]};
+    for (int i = 6; i < argc; ++i) command.push_back(argv[i]);
+    if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) fail("prctl PR_SET_CHILD_SUBREAPER", errno);
+    if (int status = run(command); status != 0) fail("husk exec exited " + std::to_string(status), 0);
+    pid_t pid = static_cast<pid_t>(std::atol(read_text(pid_file).c_str()));
+    if (pid <= 0) fail("no pid in " + pid_file, 0);
+    emit("{\"execed\":" + std::to_string(pid) + ",\"ppid\":" + std::to_string(parent_of(pid)) + "}");
+    wait_and_report(pid);
+    return 0;
+}
+
 int main(int argc, char** argv) {
+    if (argc > 1 && std::strcmp(argv[1], "--exec") == 0) return exec_mode(argc, argv);
     long reap_delay_ms = 0;
     int first = 1;
     if (argc > 2 && std::strcmp(argv[1], "--reap-delay-ms") == 0) {
@@ -127,13 +157,6 @@ int main(int argc, char** argv) {
             if (errno != EINTR) fail("waitid WNOWAIT", errno);
         sleep_ms(reap_delay_ms);
     }
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) fail("waitpid for init " + std::to_string(pid), errno);
-    int others = reap_others();
-    std::string result = "{\"pid\":" + std::to_string(pid);
-    if (WIFEXITED(status)) result += ",\"exited\":true,\"code\":" + std::to_string(WEXITSTATUS(status));
-    else result += ",\"exited\":false,\"signal\":" + std::to_string(WTERMSIG(status));
-    emit(result + ",\"others\":" + std::to_string(others) + "}");
+    wait_and_report(pid);
     return 0;
 }

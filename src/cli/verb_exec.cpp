@@ -1,0 +1,118 @@
+// husk exec [options] ID [COMMAND [ARGS...]]: runc's flags. Options end at the id: what follows is the
+// command, whatever it looks like (`exec c1 sh -c 'echo hi'`).
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <string_view>
+
+#include "cli/cli.hpp"
+#include "spec/parse.hpp"
+
+#include "base/fs.hpp"
+
+namespace husk::cli {
+namespace {
+
+po::options_description exec_options() {
+    po::options_description options;
+    options.add_options()
+        ("process,p", po::value<std::string>(), "a runtime-spec process.json (the command and flags then do not apply)")
+        ("tty,t", "allocate a pseudo-terminal (its master goes to --console-socket)")
+        ("console-socket", po::value<std::string>()->default_value(""), "unix socket that receives the pty master")
+        ("cwd", po::value<std::string>()->default_value(""), "working directory in the container")
+        ("env,e", po::value<std::vector<std::string>>(), "set an environment variable (NAME=value; repeatable)")
+        ("user,u", po::value<std::string>()->default_value(""), "uid[:gid], numeric")
+        ("additional-gids,g", po::value<std::vector<std::uint32_t>>(), "an additional gid (repeatable)")
+        ("cap,c", po::value<std::vector<std::string>>(), "add a capability (CAP_NET_ADMIN; repeatable)")
+        ("no-new-privs", "set no_new_privs")
+        ("preserve-fds", po::value<int>()->default_value(0), "pass fds 3..3+N-1 to the process")
+        ("pid-file", po::value<std::string>()->default_value(""), "write the process's host pid to this file")
+        ("detach,d", "return once the process has started")
+        ("ignore-paused", "exec into a paused container (the process runs when it is resumed)")
+        ("cgroup", po::value<std::string>()->default_value(""), "a sub-cgroup of the container's to run in")
+        ("process-label", po::value<std::string>()->default_value(""), "refused when set: husk has no SELinux support")
+        ("apparmor", po::value<std::string>()->default_value(""), "refused when set: husk has no AppArmor support");
+    return options;
+}
+
+// Where the options end: at the first word that is not an option or an option's value.
+std::size_t find_id(const Args& args) {
+    static constexpr std::string_view takes_value[] = {
+        "--process", "-p", "--console-socket", "--cwd", "--env", "-e", "--user", "-u", "--additional-gids", "-g",
+        "--cap", "-c", "--preserve-fds", "--pid-file", "--cgroup", "--process-label", "--apparmor"};
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        if (arg == "--") return i + 1;
+        if (arg.empty() || arg[0] != '-') return i;
+        if (std::find(std::begin(takes_value), std::end(takes_value), arg) != std::end(takes_value)) ++i;
+    }
+    return args.size();
+}
+
+template <typename T>
+std::vector<T> list(const po::variables_map& vm, const char* name) {
+    return vm.count(name) ? vm[name].as<std::vector<T>>() : std::vector<T>{};
+}
+
+}  // namespace
+
+int verb_exec(const Globals& globals, const Args& args) {
+    std::size_t id_at = find_id(args);
+    Args flags(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(std::min(id_at + 1, args.size())));
+    if (id_at > 0 && id_at <= args.size() && args[id_at - 1] == "--") flags.pop_back();  // "--" is not the id
+    po::positional_options_description positional;
+    positional.add("id", 1);
+    po::variables_map vm;
+    int status = 0;
+    if (!parse_verb("exec", "[options] ID [COMMAND [ARGS...]]", exec_options(), positional, flags, vm, &status))
+        return status;
+    ExecOptions exec;
+    if (vm.count("id")) exec.id = vm["id"].as<std::string>();
+    if (exec.id.empty()) {
+        std::fprintf(stderr, "husk: exec: a container id is required\n");
+        return 2;
+    }
+    if (id_at + 1 < args.size()) exec.args.assign(args.begin() + static_cast<std::ptrdiff_t>(id_at + 1), args.end());
+    const std::string context = "exec " + exec.id;
+    // runc exits 255 when exec fails ("exec failed: ..."), so a failure never reads as the process's own code.
+    auto failed = [&](const Error& error) {
+        (void)report(globals, context, error);
+        return 255;
+    };
+    if (vm.count("process")) {
+        const std::string path = vm["process"].as<std::string>();
+        auto text = read_file(path);
+        if (!text) return failed(text.error());
+        std::vector<std::string> unsupported;
+        auto process = spec::parse_process_config(*text, unsupported);
+        if (!process) return failed(Error::msg("--process " + path + ": " + process.error().message()));
+        if (!unsupported.empty())
+            return failed(Error::msg("--process " + path + ": " + unsupported.front() +
+                                                       " is not supported by husk"));
+        exec.process = std::move(*process);
+    }
+    exec.tty = vm.count("tty") > 0;
+    exec.console_socket = vm["console-socket"].as<std::string>();
+    exec.cwd = vm["cwd"].as<std::string>();
+    exec.env = list<std::string>(vm, "env");
+    exec.user = vm["user"].as<std::string>();
+    if (vm.count("additional-gids")) exec.additional_gids = vm["additional-gids"].as<std::vector<std::uint32_t>>();
+    exec.caps = list<std::string>(vm, "cap");
+    exec.no_new_privs = vm.count("no-new-privs") > 0;
+    exec.preserve_fds = vm["preserve-fds"].as<int>();
+    if (exec.preserve_fds < 0) {
+        std::fprintf(stderr, "husk: exec: --preserve-fds: %d is not a number of fds (0 or more)\n", exec.preserve_fds);
+        return 2;
+    }
+    exec.pid_file = vm["pid-file"].as<std::string>();
+    exec.detach = vm.count("detach") > 0;
+    exec.ignore_paused = vm.count("ignore-paused") > 0;
+    exec.cgroup = vm["cgroup"].as<std::string>();
+    exec.process_label = vm["process-label"].as<std::string>();
+    exec.apparmor = vm["apparmor"].as<std::string>();
+    auto result = exec_container(globals.runtime, exec);
+    if (!result) return failed(result.error());
+    return result->exit_code;
+}
+
+}  // namespace husk::cli

@@ -1,0 +1,26 @@
+// Joining a running container's namespaces (`husk exec`): which of init's namespaces differ from ours, the
+// pid and time namespaces to enter for children (the spawner), and the rest for the child's one setns(2)
+// through init's pidfd. runc's setns process does the same through /proc/<pid>/ns.
+#pragma once
+
+#include <sys/types.h>
+
+#include "husk/error.hpp"
+#include "husk/unique_fd.hpp"
+#include "ns/namespaces.hpp"
+
+namespace husk::ns {
+
+struct InitNamespaces {
+    // CLONE_NEW{USER,NS,NET,IPC,UTS,CGROUP} for setns(init_pidfd, flags) in the child: only those init has
+    // that are not ours (setns into our own user namespace is EINVAL, and joining our own others is a no-op).
+    int setns_flags = 0;
+    // join_pid / join_time set when init's differ from ours: ForChildren enters them around clone3.
+    NamespacePlan for_children;
+};
+
+// The caller holds a pidfd of init that it has verified (pid + start time + boot id) and checks again that
+// init is alive after this returns: the /proc/<pid>/ns files opened here then belong to that same process.
+Result<InitNamespaces> open_init_namespaces(pid_t init);
+
+}  // namespace husk::ns
