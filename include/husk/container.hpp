@@ -39,10 +39,19 @@ struct CreateOptions {
     std::function<void(const std::string&)> warn;
 };
 
+// Where `husk run` delivers its verdict (docs/husk.8.md, VERDICT): a file replaced atomically, or an fd written
+// once. Exactly one verdict per run, also when husk refuses the config or fails before the program starts.
+struct VerdictTarget {
+    std::string path;
+    int fd = -1;
+    bool wanted() const { return !path.empty() || fd >= 0; }
+};
+
 struct RunOptions {
     CreateOptions create;
     bool detach = false;
     bool keep = false;            // keep the stopped container's state after it exits
+    VerdictTarget verdict;        // foreground only
 };
 
 Result<void> create_container(const Runtime& runtime, const CreateOptions& options);
@@ -55,6 +64,10 @@ struct RunOutcome {
     std::string failure;  // why the workload never ran, when it failed after start (exec, startContainer hook)
 };
 Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& options);
+// The verdict of a run refused before run_container was reached (its flags did not parse): reason `refused`;
+// `status` is what husk exits with.
+Result<void> deliver_refused_verdict(const VerdictTarget& target, const std::string& id, const Error& error,
+                                     int status);
 // `husk exec`: a new process in a running (or created) container, runc's flags. Without `process`, the
 // stored config.json's process with args replaced and the flags applied as runc applies them.
 struct ExecOptions {

@@ -1,35 +1,47 @@
 // husk run: create + start (+ wait). In the foreground husk itself is init's parent and monitor: it forwards
-// signals, relays its terminal to the container's (process.terminal without --console-socket), reaps init,
-// records the exit and mirrors its status; with --detach it is create + start.
+// signals (a stop request cancels: the kill grace, then cgroup.kill), relays its terminal to the container's
+// (process.terminal without --console-socket), reaps init, records the exit, mirrors its status and delivers the
+// verdict (--verdict); with --detach it is create + start.
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
+#include <memory>
 
+#include "base/time.hpp"
 #include "container/launch.hpp"
 #include "monitor/limits.hpp"
 #include "monitor/monitor_process.hpp"
 #include "monitor/record.hpp"
+#include "monitor/signal_forwarder.hpp"
 #include "monitor/terminal_relay.hpp"
 #include "monitor/verdict.hpp"
+#include "monitor/verdict_file.hpp"
 #include "husk/container.hpp"
 
 namespace husk {
+namespace {
 
-Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& options) {
+// What a foreground run learned on its way, for the verdict whatever the ending.
+struct Progress {
+    monitor::RunVerdict verdict;
+    bool prepared = false;  // the config was accepted: a failure from here on is `setup-failed`, not `refused`
+    bool decided = false;   // the verdict holds the container's exit
+};
+
+Result<RunOutcome> run_foreground(const Runtime& runtime, const RunOptions& options, Progress& progress) {
     RunOutcome outcome;
-    if (options.detach) {
-        TRY(create_container(runtime, options.create));
-        auto started = start_container(runtime, options.create.id);
-        if (!started) {
-            (void)delete_container(runtime, options.create.id, true);
-            return std::unexpected(started.error());
-        }
-        outcome.warnings = std::move(*started);
-        return outcome;
-    }
+    // Signals a terminal or a supervisor sends to `husk run` go to the container, as with runc; a stop request
+    // is a cancel husk enforces with the kill grace, as the wall-time limit does. Until the loop runs they wait.
+    sigset_t forward;
+    sigemptyset(&forward);
+    for (int sig : {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT}) sigaddset(&forward, sig);
+    monitor::defer_signals(forward);
     {
         // process.terminal without --console-socket: husk keeps the pty master and relays its own terminal.
         auto launch = TRY(container::prepare_launch(runtime, options.create, container::PtyRelay::offered));
+        progress.prepared = true;
+        progress.verdict.policy = launch->policy;
         launch->spawn_attempted = true;
         auto spawned = TRY(process::spawn_init(launch->plan, *launch->buffers,
                                                container::spawn_options(*launch, process::Parent::spawner)));
@@ -44,19 +56,17 @@ Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& optio
         const bool relay_terminal = launch->relay_terminal;
         launch.reset();  // releases the create lock so start can take it
 
-        // Signals a terminal or a supervisor sends to `husk run` go to the container, as with runc.
         monitor::WaitOptions wait;
         wait.role = monitor::Role::parent;
         wait.sync = spawned.sync.get();
-        sigset_t forward;
-        sigemptyset(&forward);
-        for (int sig : {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT})
-            sigaddset(&forward, sig);
         wait.forward = forward;
+        auto enforcer = std::make_shared<const monitor::Enforcer>(plan, spawned.pid, spawned.pidfd.get());
+        wait.cancel = monitor::Cancel{plan.policy.grace, [enforcer] { enforcer->kill(); }};
         monitor::add_limits(plan, spawned.pid, spawned.pidfd.get(), std::move(output), wait);
         // SIGWINCH then resizes the pty instead of being forwarded (monitor/terminal_relay.hpp).
         if (relay_terminal) monitor::add_terminal_relay(std::move(spawned.console), wait);
 
+        auto begun = std::chrono::steady_clock::now();
         auto started = start_container(runtime, options.create.id);
         if (!started) {
             monitor::kill_init(spawned.pid);
@@ -68,11 +78,19 @@ Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& optio
         outcome.warnings = std::move(*started);
         auto status = monitor::wait_for_exit(spawned.pidfd.get(), wait);
         monitor::ExitStatus exit = status ? *status : monitor::ExitStatus{};
+        progress.verdict.wall_time =
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - begun);
         // The status mirrors the verdict, so the two never disagree: a limit that fired never ends in 0.
         // Without a written record (deleted meanwhile), the verdict from the monitor's own facts.
-        auto verdict = monitor::record_exit(plan, spawned.pid, exit);
-        outcome.exit_code = monitor::run_exit_status(
-            verdict ? *verdict : monitor::decide_exit(exit, state::Record{}, plan.policy));
+        auto record = monitor::record_exit(plan, spawned.pid, exit);
+        progress.verdict.exit = record && record->exit ? *record->exit : monitor::decide_exit(exit, state::Record{}, plan.policy);
+        if (record) {
+            progress.verdict.started = record->started;
+            progress.verdict.security = record->security;
+        }
+        outcome.exit_code = monitor::run_exit_status(progress.verdict.exit);
+        progress.verdict.status = outcome.exit_code;
+        progress.decided = true;
         outcome.failure = exit.exec_error;
     }
     if (!options.keep) {
@@ -81,6 +99,57 @@ Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& optio
         outcome.warnings.insert(outcome.warnings.end(), deleted->begin(), deleted->end());
     }
     return outcome;
+}
+
+// Nothing ran: the error is the verdict's detail.
+monitor::RunVerdict failed_verdict(monitor::RunVerdict verdict, monitor::Reason reason, const Error& error,
+                                   int status) {
+    verdict.exit.reason = monitor::reason_name(reason);
+    verdict.exit.detail = error.message();
+    verdict.exit.finished = now_rfc3339_nano();
+    verdict.status = status;
+    return verdict;
+}
+
+Result<void> deliver(const VerdictTarget& target, const monitor::RunVerdict& verdict) {
+    std::string json = monitor::encode_verdict(verdict);
+    if (!target.path.empty()) return monitor::deliver_verdict_file(target.path, json);
+    return monitor::deliver_verdict_fd(target.fd, json);
+}
+
+}  // namespace
+
+Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& options) {
+    if (options.detach) {
+        RunOutcome outcome;
+        TRY(create_container(runtime, options.create));
+        auto started = start_container(runtime, options.create.id);
+        if (!started) {
+            (void)delete_container(runtime, options.create.id, true);
+            return std::unexpected(started.error());
+        }
+        outcome.warnings = std::move(*started);
+        return outcome;
+    }
+    Progress progress;
+    progress.verdict.id = options.create.id;
+    auto outcome = run_foreground(runtime, options, progress);
+    if (!options.verdict.wanted()) return outcome;
+    // Exactly one verdict: the container's exit once there was one (a failed delete afterwards does not change
+    // how the program ended), else the error that kept it from running.
+    if (!progress.decided)
+        progress.verdict = failed_verdict(std::move(progress.verdict),
+                                          progress.prepared ? monitor::Reason::setup_failed : monitor::Reason::refused,
+                                          outcome.error(), 1);  // the CLI's status after an error
+    TRY(deliver(options.verdict, progress.verdict));
+    return outcome;
+}
+
+Result<void> deliver_refused_verdict(const VerdictTarget& target, const std::string& id, const Error& error,
+                                     int status) {
+    monitor::RunVerdict verdict;
+    verdict.id = id;
+    return deliver(target, failed_verdict(std::move(verdict), monitor::Reason::refused, error, status));
 }
 
 }  // namespace husk

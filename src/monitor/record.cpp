@@ -64,7 +64,7 @@ void record_cause(const MonitorPlan& plan, pid_t init, const state::StopCause& c
         report_unwritten(*locked, "the stop cause", written.error());
 }
 
-std::optional<state::ExitRecord> record_exit(const MonitorPlan& plan, pid_t init, const ExitStatus& status) {
+std::optional<state::Record> record_exit(const MonitorPlan& plan, pid_t init, const ExitStatus& status) {
     FinalCounters counters = read_final_counters(plan);
     counters.usage.stdout_bytes = status.stdout_bytes;
     counters.usage.stderr_bytes = status.stderr_bytes;
@@ -76,7 +76,7 @@ std::optional<state::ExitRecord> record_exit(const MonitorPlan& plan, pid_t init
     locked->record.exit->factors = std::move(counters.factors);
     if (auto written = locked->dir.write_record(locked->record); !written)
         report_unwritten(*locked, "init's exit", written.error());
-    return locked->record.exit;
+    return std::move(locked->record);
 }
 
 }  // namespace husk::monitor

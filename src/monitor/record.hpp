@@ -17,7 +17,7 @@ namespace husk::monitor {
 void record_cause(const MonitorPlan& plan, pid_t init, const state::StopCause& cause);
 
 // Writes the verdict (decide_exit, with the cgroup's final counters) into the record. A no-op in the same cases.
-// Returns the verdict it decided, nothing when there was no record to decide on.
-std::optional<state::ExitRecord> record_exit(const MonitorPlan& plan, pid_t init, const ExitStatus& status);
+// Returns the record with the verdict it decided, nothing when there was no record to decide on.
+std::optional<state::Record> record_exit(const MonitorPlan& plan, pid_t init, const ExitStatus& status);
 
 }  // namespace husk::monitor

@@ -5,14 +5,16 @@
 namespace husk::monitor {
 namespace {
 
-constexpr std::array<StopReason, 9> table{{
+constexpr std::array<StopReason, 10> table{{
     {Reason::exited, "exited", 0, "",
      "the process exited by itself (`detail`: `exit code N`)"},
     {Reason::signaled, "signaled", 0, "",
      "it died of a signal husk did not send"},
     {Reason::killed, "killed", 0, "",
      "it died of a signal `husk kill` / `delete --force` recorded before sending (or `husk "
-     "run` forwarded), or exited after such a stop signal (HUP, INT, QUIT, TERM, KILL)"},
+     "run` forwarded), or exited after such a stop signal (HUP, INT, QUIT, TERM, KILL); also a "
+     "cancelled `husk run`: killed when it had not ended within the kill grace after the first "
+     "stop request forwarded"},
     {Reason::timeout, "timeout", 124, "timeout",
      "the wall-time limit fired; the cause is recorded in `state.json` (`cause`) before the "
      "first signal and kept whatever the exit"},
@@ -26,11 +28,15 @@ constexpr std::array<StopReason, 9> table{{
      "init died of SIGKILL and `memory.events` `oom_kill` rose while the monitor watched "
      "(detail names `memory.max`); only with a memory controller"},
     {Reason::setup_failed, "setup-failed", 0, "",
-     "execve or a startContainer hook failed after start (detail = the error)"},
+     "execve or a startContainer hook failed after start (detail = the error); in a `husk run "
+     "--verdict`, also any failure after the config was accepted and before the program ran"},
     {Reason::unknown, "unknown", 0, "",
      "stored: the monitor watched through a pidfd and the kernel gave no `PIDFD_INFO_EXIT`. "
      "Computed on read, never stored: stopped, started, no exit recorded, and the monitor (pid "
      "+ start time) is gone (a recorded `cause` wins: `timeout`)"},
+    {Reason::refused, "refused", 0, "",
+     "only in a `husk run --verdict`: husk refused the flags or the config before anything "
+     "existed (detail = the error); never in a record"},
 }};
 
 constexpr bool in_enum_order() {

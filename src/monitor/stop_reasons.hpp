@@ -10,7 +10,7 @@
 
 namespace husk::monitor {
 
-enum class Reason : std::uint8_t { exited, signaled, killed, timeout, cpu_limit, output_limit, oom, setup_failed, unknown };
+enum class Reason : std::uint8_t { exited, signaled, killed, timeout, cpu_limit, output_limit, oom, setup_failed, unknown, refused };
 
 struct StopReason {
     Reason reason;

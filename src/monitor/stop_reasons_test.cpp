@@ -37,6 +37,7 @@ TEST_CASE("the stop reasons' names are the strings state.json and husk events ha
     CHECK(reason_name(Reason::oom) == "oom");
     CHECK(reason_name(Reason::setup_failed) == "setup-failed");
     CHECK(reason_name(Reason::unknown) == "unknown");
+    CHECK(reason_name(Reason::refused) == "refused");
     CHECK(stop_reason(Reason::timeout).limit_status == 124);
     CHECK(stop_reason(Reason::cpu_limit).limit_status == 123);
     CHECK(stop_reason(Reason::output_limit).limit_status == 122);

@@ -116,6 +116,11 @@ state::ExitRecord decide_exit(const ExitStatus& status, const state::Record& rec
         else
             exit.detail = "killed by the kernel's OOM killer (" + kills + "; memory.max=" +
                           (facts.memory_max.empty() ? std::string("unknown") : facts.memory_max) + ")";
+    } else if (status.signal == SIGKILL && enforced.cancel_killed) {
+        exit.reason = reason_name(Reason::killed);
+        exit.detail = "killed by SIGKILL: husk run forwarded " + signal_label(enforced.cancel_signal) +
+                      " (cancel) and the container had not ended within the " + format_duration(policy.grace) +
+                      " kill grace";
     } else if (status.signal != 0) {
         if (requested(record, enforced, status.signal)) {
             exit.reason = reason_name(Reason::killed);

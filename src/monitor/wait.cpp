@@ -2,7 +2,6 @@
 
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
-#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +13,7 @@
 #include "base/proc_stat.hpp"
 #include "base/sys.hpp"
 #include "husk/unique_fd.hpp"
+#include "monitor/signal_forwarder.hpp"
 #include "process/sync.hpp"
 
 namespace husk::monitor {
@@ -80,31 +80,6 @@ ExitStatus read_exit(int pidfd, const WaitOptions& options) {
     }
 }
 
-// `husk run` in the foreground: the signals a terminal or a supervisor sends go to init, each noted for the
-// verdict (`killed`). Blocked while the loop runs, so they arrive here instead of acting on husk.
-class SignalForwarder : public Watcher {
-public:
-    SignalForwarder(sigset_t set, int pidfd) : set_(set), pidfd_(pidfd) {}
-    Result<int> open() override {
-        if (::sigprocmask(SIG_BLOCK, &set_, nullptr) != 0) return fail_sys(errno, "sigprocmask");
-        fd_.reset(::signalfd(-1, &set_, SFD_CLOEXEC));
-        if (!fd_) return fail_sys(errno, "signalfd");
-        return fd_.get();
-    }
-    void on_ready(bool, Enforced& enforced) override {
-        signalfd_siginfo info{};
-        if (::read(fd_.get(), &info, sizeof info) != sizeof info) return;
-        int signal = static_cast<int>(info.ssi_signo);
-        if (sys::pidfd_send_signal(pidfd_, signal) == 0 && signal >= 1 && signal <= 64)
-            enforced.forwarded |= std::uint64_t{1} << (signal - 1);
-    }
-
-private:
-    sigset_t set_;
-    int pidfd_;
-    UniqueFd fd_;
-};
-
 // epoll_event.data.u64 of each fd: init, its sync socket, then the watchers by index.
 constexpr std::uint64_t pidfd_key = 0, sync_key = 1, first_watcher_key = 2;
 
@@ -135,9 +110,12 @@ Result<ExitStatus> wait_for_exit(int pidfd, WaitOptions& options) {
     TRY(watch(pidfd, pidfd_key));
     int sync = options.sync;
     if (sync >= 0) TRY(watch(sync, sync_key));
-    std::optional<SignalForwarder> forwarder;
+    std::unique_ptr<Watcher> forwarder;
     std::vector<Watcher*> watchers;
-    if (options.forward) watchers.push_back(&forwarder.emplace(*options.forward, pidfd));
+    if (options.forward) {
+        forwarder = forward_signals(*options.forward, pidfd, std::move(options.cancel));
+        watchers.push_back(forwarder.get());
+    }
     for (auto& watcher : options.watchers) watchers.push_back(watcher.get());
     for (std::size_t i = 0; i < watchers.size(); ++i) TRY(watch(TRY(watchers[i]->open()), first_watcher_key + i));
     auto start = [&]() -> Result<void> {

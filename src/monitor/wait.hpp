@@ -3,7 +3,9 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <csignal>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -16,6 +18,11 @@ namespace husk::monitor {
 
 enum class Role { parent, watcher };  // parent: waitid reaps; watcher: init belongs to a subreaper
 
+struct Cancel {
+    std::chrono::milliseconds grace;
+    std::function<void()> kill;
+};
+
 struct WaitOptions {
     Role role = Role::parent;
     // The watcher's fallback while init is an unreaped zombie needs to know it is still our init.
@@ -24,6 +31,9 @@ struct WaitOptions {
     int sync = -1;  // init's sync socket: reports a failed execve
     // Signals to forward to init while waiting (`husk run` in the foreground); empty = none.
     std::optional<sigset_t> forward;
+    // With `forward`: the first stop request forwarded (HUP, INT, QUIT, TERM) cancels the run. The container gets
+    // the grace to end, then `kill` ends all of it (cgroup.kill), as the wall-time limit does.
+    std::optional<Cancel> cancel;
     // One per limit the policy sets (monitor/limits.hpp): watched while init lives, finished after the reap
     // (the pump drains to EOF) and before the caller reads the counters and writes the verdict (DESIGN.md §3).
     std::vector<std::unique_ptr<Watcher>> watchers;

@@ -1,0 +1,269 @@
+// `husk run --verdict FILE` / `--verdict-fd N` (husk(8), VERDICT): exactly one whole JSON object per run, for
+// every reason husk run reaches on this host, also when husk refuses the config or fails before the program
+// runs; and the cancel: SIGTERM to husk run is forwarded, then enforced with the kill grace.
+#include <catch2/catch.hpp>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "harness.hpp"
+#include "monitor_support.hpp"
+
+using namespace husk::test;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// The names in `dir`: the verdict file and nothing else (no temporary left by the atomic write).
+std::vector<std::string> entries(const std::string& dir) {
+    std::vector<std::string> names;
+    if (DIR* d = ::opendir(dir.c_str())) {
+        while (dirent* e = ::readdir(d))
+            if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") names.push_back(e->d_name);
+        ::closedir(d);
+    }
+    return names;
+}
+
+// Runs `b` with --verdict into a directory of its own; returns the verdict, REQUIREd whole and alone.
+Json run_with_verdict(Sandbox& sb, const Bundle& b, const std::string& id, std::vector<std::string> flags,
+                      Output* out = nullptr) {
+    std::string dir = sb.dir() + "/verdict-" + id;
+    REQUIRE(::mkdir(dir.c_str(), 0700) == 0);
+    flags.insert(flags.end(), {"--verdict", dir + "/verdict.json"});
+    Output run = sb.run(b, id, flags);
+    INFO(run.describe());
+    CHECK(entries(dir) == std::vector<std::string>{"verdict.json"});
+    std::string text = read_file(dir + "/verdict.json");
+    INFO("verdict: " << text);
+    REQUIRE(lines(text).size() == 1);
+    Json verdict = Json::parse(text);
+    CHECK(verdict["id"].str() == id);
+    CHECK(verdict["status"].num() == run.exit_code);
+    CHECK_FALSE(verdict["finished"].str().empty());
+    if (out) *out = run;
+    return verdict;
+}
+
+pid_t wait_for_pid_file(const std::string& path) {
+    for (auto deadline = std::chrono::steady_clock::now() + Ms(20000); std::chrono::steady_clock::now() < deadline;
+         std::this_thread::sleep_for(Ms(10))) {
+        std::string text = read_file(path);
+        if (!text.empty()) return static_cast<pid_t>(std::stol(text));
+    }
+    FAIL("no pid file " << path);
+    return 0;
+}
+
+// `husk run --verdict` in the background, with a pid file: init's pid once it is written.
+struct BackgroundRun {
+    std::string id, pid_file, verdict;
+    Process process;
+    pid_t init = 0;
+
+    BackgroundRun(Sandbox& sb, Bundle& b, std::string name, std::vector<std::string> flags)
+        : id(sb.id(name)), pid_file(sb.dir() + "/init.pid"), verdict(sb.dir() + "/verdict.json"),
+          process(start(sb, b, flags)) {
+        init = wait_for_pid_file(pid_file);
+    }
+    // The verdict, once husk has ended with `out`.
+    Json wait(Output& out) {
+        out = process.wait();
+        return Json::parse(read_file(verdict));
+    }
+
+private:
+    Process start(Sandbox& sb, Bundle& b, std::vector<std::string> flags) {
+        b.write();
+        std::vector<std::string> args = {"run", "--bundle", b.dir, "--pid-file", pid_file, "--verdict", verdict};
+        args.insert(args.end(), flags.begin(), flags.end());
+        args.push_back(id);
+        return sb.spawn_husk(args);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("husk run --verdict: a program that exits gives reason exited, its code, usage, posture and limits",
+          "[integration][verdict]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/bin/sh", "-c", "exit 3"});
+    Json v = run_with_verdict(sb, b, sb.id("exited"), {"--timeout", "60s"});
+    INFO(v.dump());
+    CHECK(v["exit"]["reason"].str() == "exited");
+    CHECK(v["exit"]["code"].num() == 3);
+    CHECK(v["exit"]["signal"].num() == 0);
+    CHECK(v["exit"]["detail"].str() == "exit code 3");
+    CHECK(v["status"].num() == 3);
+    CHECK_FALSE(v["started"].str().empty());
+    CHECK(v["wallTimeMs"].num() >= 0);
+    CHECK(v["usage"].contains("cpuUsec"));
+    CHECK(v["security"]["noNewPrivileges"].boolean());
+    CHECK(v["limits"]["timeoutMs"].num() == 60000);
+    CHECK(v["limits"]["killGraceMs"].num() == 5000);
+    CHECK(v["limits"]["stopSignal"].str() == "SIGTERM");
+    check_nothing_left(sb);
+}
+
+TEST_CASE("husk run --verdict: each limit that fires is the verdict's reason", "[integration][verdict]") {
+    Sandbox sb;
+    std::string limit = GENERATE(std::string("timeout"), std::string("output-limit"), std::string("cpu-limit"));
+    INFO(limit);
+    std::vector<std::string> args = {"/bin/sleep", "100"}, flags = {"--timeout", "300ms", "--kill-grace", "0"};
+    if (limit == "output-limit") {
+        args = {"/probe", "spam", "100000000"};
+        flags = {"--output-limit", "1000"};
+    } else if (limit == "cpu-limit") {
+        args = {"/bin/sh", "-c", "while :; do :; done"};
+        flags = {"--cpu-limit", "100ms", "--timeout", "60s"};
+    }
+    Bundle b = with_args(sb, args);
+    Json v = run_with_verdict(sb, b, sb.id("limit"), flags);
+    INFO(v.dump());
+    CHECK(v["exit"]["reason"].str() == limit);
+    CHECK(v["exit"]["signal"].num() == SIGKILL);
+    CHECK(v["status"].num() == 128 + SIGKILL);
+    if (limit == "output-limit") {
+        CHECK(v["limits"]["outputLimitBytes"].num() == 1000);
+        CHECK(v["usage"]["stdoutBytes"].num() + v["usage"]["stderrBytes"].num() <= 1000);
+    }
+    if (limit == "cpu-limit") CHECK(v["limits"]["cpuLimitUsec"].num() == 100000);
+    check_nothing_left(sb);
+}
+
+TEST_CASE("husk run --verdict: refused before anything exists, setup-failed after, each once",
+          "[integration][verdict]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/bin/true"});
+    SECTION("a config husk refuses") {
+        Output run;
+        Json v = run_with_verdict(sb, b, sb.id("refused"), {"--timeout", "0"}, &run);
+        CHECK(run.exit_code != 0);
+        CHECK(v["exit"]["reason"].str() == "refused");
+        CHECK(v["exit"]["code"].num() == -1);
+        CHECK_THAT(v["exit"]["detail"].str(), Contains("timeout"));
+        CHECK_THAT(run.err, Contains(v["exit"]["detail"].str()));
+        CHECK_FALSE(v.contains("usage"));
+    }
+    SECTION("a bundle that is not there") {
+        std::string verdict = sb.dir() + "/verdict.json";
+        Output run = sb.husk({"run", "--bundle", sb.dir() + "/no-such-bundle", "--verdict", verdict, sb.id("nobundle")});
+        INFO(run.describe());
+        CHECK(run.exit_code == 1);
+        std::string text = read_file(verdict);
+        INFO(text);
+        REQUIRE(lines(text).size() == 1);
+        Json v = Json::parse(text);
+        CHECK(v["exit"]["reason"].str() == "refused");
+        CHECK(v["status"].num() == 1);
+        CHECK_THAT(v["exit"]["detail"].str(), Contains("no-such-bundle"));
+    }
+    SECTION("a prestart hook that fails") {
+        b.config["hooks"]["prestart"] = Json::array(
+            {Json::object({{"path", "/bin/sh"}, {"args", Json::strings({"sh", "-c", "exit 1"})}})});
+        Output run;
+        Json v = run_with_verdict(sb, b, sb.id("hookfails"), {}, &run);
+        CHECK(run.exit_code != 0);
+        CHECK(v["exit"]["reason"].str() == "setup-failed");
+        CHECK_THAT(to_lower(v["exit"]["detail"].str()), Contains("prestart"));
+        CHECK(v.contains("limits"));
+    }
+    SECTION("a program that cannot be executed") {
+        b.config["process"]["args"] = Json::strings({"/no/such/program"});
+        Json v = run_with_verdict(sb, b, sb.id("noexec"), {});
+        CHECK(v["exit"]["reason"].str() == "setup-failed");
+        CHECK_THAT(v["exit"]["detail"].str(), Contains("/no/such/program"));
+    }
+    check_nothing_left(sb);
+}
+
+TEST_CASE("husk run --verdict-fd writes the verdict once, in one line, to the fd it inherited",
+          "[integration][verdict]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/bin/sh", "-c", "exit 0"});
+    int pipe_fds[2];
+    REQUIRE(::pipe2(pipe_fds, O_CLOEXEC) == 0);
+    SpawnOptions options;
+    options.extra_fds = {pipe_fds[1]};  // fd 3 of husk
+    std::string id = sb.id("fd");
+    bool refused = GENERATE(false, true);
+    Output run = sb.run(b, id, {"--verdict-fd", "3", refused ? "--kill-grace=-1s" : "--kill-grace=1s"}, options);
+    INFO(run.describe());
+    ::close(pipe_fds[1]);
+    std::string text;
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<std::size_t>(n));
+    ::close(pipe_fds[0]);
+    INFO("verdict: " << text);
+    REQUIRE(lines(text).size() == 1);
+    Json v = Json::parse(text);
+    CHECK(v["exit"]["reason"].str() == (refused ? "refused" : "exited"));
+    CHECK(v["status"].num() == run.exit_code);
+    check_nothing_left(sb);
+}
+
+TEST_CASE("husk run --verdict: a signal from outside is signaled, husk kill is killed", "[integration][verdict]") {
+    Sandbox sb;
+    bool by_husk_kill = GENERATE(false, true);
+    Bundle b = with_args(sb, {"/bin/sleep", "100"});
+    BackgroundRun run(sb, b, "signal", {});
+    if (by_husk_kill) {
+        require_ok(sb.husk({"kill", run.id, "KILL"}));
+    } else {
+        REQUIRE(::kill(run.init, SIGKILL) == 0);
+    }
+    Output out;
+    Json v = run.wait(out);
+    INFO(out.describe() << "; verdict: " << v.dump());
+    CHECK(out.exit_code == 128 + SIGKILL);
+    CHECK(v["exit"]["reason"].str() == (by_husk_kill ? "killed" : "signaled"));
+    CHECK(v["status"].num() == 128 + SIGKILL);
+    check_nothing_left(sb);
+}
+
+TEST_CASE("SIGTERM to husk run is forwarded, and a workload that ignores it is killed after the kill grace",
+          "[integration][verdict][cancel]") {
+    Sandbox sb;
+    int signal = GENERATE(SIGTERM, SIGINT);
+    // sleep is pid 1 of its pid namespace with no handler: the forwarded signal cannot end it (pid_namespaces(7)).
+    Bundle b = with_args(sb, {"/bin/sleep", "100"});
+    // The pid file is written before husk run's loop runs: a signal sent meanwhile waits for the loop.
+    BackgroundRun run(sb, b, "cancel", {"--kill-grace", "1s"});
+    auto sent = std::chrono::steady_clock::now();
+    REQUIRE(::kill(run.process.pid(), signal) == 0);
+    Output out;
+    Json v = run.wait(out);
+    auto took = std::chrono::duration_cast<Ms>(std::chrono::steady_clock::now() - sent);
+    INFO(out.describe() << "; ended " << took.count() << " ms after the signal; verdict: " << v.dump());
+    CHECK(out.exit_code == 128 + SIGKILL);
+    CHECK(took >= Ms(900));
+    CHECK(took < Ms(6000));
+    CHECK(v["exit"]["reason"].str() == "killed");
+    CHECK(v["exit"]["signal"].num() == SIGKILL);
+    CHECK_THAT(v["exit"]["detail"].str(), Contains("cancel"));
+    CHECK_THAT(v["exit"]["detail"].str(), Contains("1s kill grace"));
+    check_nothing_left(sb);
+}
+
+TEST_CASE("SIGTERM to husk run that the workload obeys ends it at once, reason killed", "[integration][verdict][cancel]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/bin/sh", "-c", "trap 'exit 0' TERM; echo ready; while :; do sleep 0.05; done"});
+    BackgroundRun run(sb, b, "polite", {});
+    for (auto deadline = std::chrono::steady_clock::now() + Ms(10000);
+         run.process.current_out().find("ready") == std::string::npos && std::chrono::steady_clock::now() < deadline;)
+        std::this_thread::sleep_for(Ms(10));
+    REQUIRE(::kill(run.process.pid(), SIGTERM) == 0);
+    Output out;
+    Json v = run.wait(out);
+    INFO(out.describe() << "; verdict: " << v.dump());
+    CHECK(out.exit_code == 0);
+    CHECK(v["exit"]["reason"].str() == "killed");
+    CHECK_THAT(v["exit"]["detail"].str(), Contains("SIGTERM"));
+    check_nothing_left(sb);
+}
