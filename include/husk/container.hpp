@@ -52,6 +52,8 @@ struct RunOptions {
     bool detach = false;
     bool keep = false;            // keep the stopped container's state after it exits
     VerdictTarget verdict;        // foreground only
+    // Foreground only: when husk's parent dies (even of SIGKILL), kill the container and clean up as after any end.
+    bool die_with_parent = false;
 };
 
 Result<void> create_container(const Runtime& runtime, const CreateOptions& options);

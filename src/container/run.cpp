@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "base/time.hpp"
+#include "monitor/caller_watch.hpp"
 #include "container/launch.hpp"
 #include "monitor/limits.hpp"
 #include "monitor/monitor_process.hpp"
@@ -37,6 +38,8 @@ Result<RunOutcome> run_foreground(const Runtime& runtime, const RunOptions& opti
     sigemptyset(&forward);
     for (int sig : {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT}) sigaddset(&forward, sig);
     monitor::defer_signals(forward);
+    std::optional<monitor::Caller> caller;
+    if (options.die_with_parent) caller = TRY(monitor::open_caller());
     {
         // process.terminal without --console-socket: husk keeps the pty master and relays its own terminal.
         auto launch = TRY(container::prepare_launch(runtime, options.create, container::PtyRelay::offered));
@@ -62,6 +65,7 @@ Result<RunOutcome> run_foreground(const Runtime& runtime, const RunOptions& opti
         wait.forward = forward;
         auto enforcer = std::make_shared<const monitor::Enforcer>(plan, spawned.pid, spawned.pidfd.get());
         wait.cancel = monitor::Cancel{plan.policy.grace, [enforcer] { enforcer->kill(); }};
+        if (caller) wait.watchers.push_back(monitor::watch_caller(std::move(*caller), [enforcer] { enforcer->kill(); }));
         monitor::add_limits(plan, spawned.pid, spawned.pidfd.get(), std::move(output), wait);
         // SIGWINCH then resizes the pty instead of being forwarded (monitor/terminal_relay.hpp).
         if (relay_terminal) monitor::add_terminal_relay(std::move(spawned.console), wait);

@@ -14,7 +14,7 @@ constexpr std::array<StopReason, 10> table{{
      "it died of a signal `husk kill` / `delete --force` recorded before sending (or `husk "
      "run` forwarded), or exited after such a stop signal (HUP, INT, QUIT, TERM, KILL); also a "
      "cancelled `husk run`: killed when it had not ended within the kill grace after the first "
-     "stop request forwarded"},
+     "stop request forwarded, or whose --die-with-parent caller died"},
     {Reason::timeout, "timeout", 124, "timeout",
      "the wall-time limit fired; the cause is recorded in `state.json` (`cause`) before the "
      "first signal and kept whatever the exit"},

@@ -116,6 +116,10 @@ state::ExitRecord decide_exit(const ExitStatus& status, const state::Record& rec
         else
             exit.detail = "killed by the kernel's OOM killer (" + kills + "; memory.max=" +
                           (facts.memory_max.empty() ? std::string("unknown") : facts.memory_max) + ")";
+    } else if (status.signal == SIGKILL && enforced.caller_gone != 0) {
+        exit.reason = reason_name(Reason::killed);
+        exit.detail = "killed by SIGKILL: the caller (pid " + std::to_string(enforced.caller_gone) +
+                      ") died, and --die-with-parent ends the container with it";
     } else if (status.signal == SIGKILL && enforced.cancel_killed) {
         exit.reason = reason_name(Reason::killed);
         exit.detail = "killed by SIGKILL: husk run forwarded " + signal_label(enforced.cancel_signal) +

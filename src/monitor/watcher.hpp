@@ -19,6 +19,7 @@ struct Enforced {
     std::uint64_t forwarded = 0;    // bit (n - 1): signal n was forwarded to init (`husk run` in the foreground)
     int cancel_signal = 0;          // the first stop request forwarded: the cancel that started the kill grace
     bool cancel_killed = false;     // ... and the container had not ended within the grace: killed
+    int caller_gone = 0;            // pid of the --die-with-parent caller whose death made husk kill the container
 
     void fire(Reason limit) { limits |= std::uint32_t{1} << static_cast<unsigned>(limit); }
     bool fired(Reason limit) const { return (limits >> static_cast<unsigned>(limit)) & 1u; }

@@ -267,3 +267,38 @@ TEST_CASE("SIGTERM to husk run that the workload obeys ends it at once, reason k
     CHECK_THAT(v["exit"]["detail"].str(), Contains("SIGTERM"));
     check_nothing_left(sb);
 }
+
+TEST_CASE("husk run --die-with-parent: the caller SIGKILLed, the container is killed and cleaned up, the verdict says so",
+          "[integration][verdict][die-with-parent]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/bin/sleep", "100"});
+    b.write();
+    std::string id = sb.id("orphan");
+    std::string pid_file = sb.dir() + "/init.pid", verdict = sb.dir() + "/verdict.json",
+                husk_pid_file = sb.dir() + "/husk.pid";
+    // The caller: a shell that starts husk in the background and waits; the test SIGKILLs the shell.
+    std::vector<std::string> caller = {"/bin/sh", "-c", "\"$@\" & echo $! > " + husk_pid_file + "; wait", "caller",
+                                       paths().husk, "--root", sb.root(), "run", "--bundle", b.dir, "--pid-file",
+                                       pid_file, "--verdict", verdict, "--die-with-parent", id};
+    Process shell = sb.spawn_command(caller);
+    wait_for_pid_file(pid_file);
+    pid_t husk = wait_for_pid_file(husk_pid_file);
+    sb.track_pid(husk);
+    const pid_t shell_pid = shell.pid();
+    REQUIRE(::kill(shell_pid, SIGKILL) == 0);
+    Output killed = shell.wait();
+    CHECK(killed.exit_code == 128 + SIGKILL);
+    auto deadline = std::chrono::steady_clock::now() + Ms(20000);
+    while (read_file(verdict).empty() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(Ms(10));
+    while (process_alive(husk) && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(Ms(10));
+    reap_if_ours(husk);
+    std::string text = read_file(verdict);
+    INFO("verdict: " << text);
+    REQUIRE(lines(text).size() == 1);
+    Json v = Json::parse(text);
+    CHECK(v["exit"]["reason"].str() == "killed");
+    CHECK(v["exit"]["signal"].num() == SIGKILL);
+    CHECK_THAT(v["exit"]["detail"].str(), Contains("the caller (pid " + std::to_string(shell_pid) + ") died"));
+    CHECK_FALSE(process_alive(husk));
+    check_nothing_left(sb);
+}
