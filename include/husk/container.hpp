@@ -33,6 +33,9 @@ struct CreateOptions {
     bool no_pivot = false;
     bool no_new_keyring = false;  // husk never creates a session keyring, so this is always in effect
     int preserve_fds = 0;
+    // When husk's parent (the caller) dies, even of SIGKILL, the container is killed and deleted: by `husk run` in
+    // the foreground, else by the monitor (which hands the delete to a child of its own once it recorded the exit).
+    bool die_with_parent = false;
     // run.husk.* annotations from --timeout, --kill-grace, --stop-signal: they replace config.json's.
     std::map<std::string, std::string> annotations;
     // Called with each warning about config.json (an unknown hook kind) when create or run reads it.
@@ -52,8 +55,6 @@ struct RunOptions {
     bool detach = false;
     bool keep = false;            // keep the stopped container's state after it exits
     VerdictTarget verdict;        // foreground only
-    // Foreground only: when husk's parent dies (even of SIGKILL), kill the container and clean up as after any end.
-    bool die_with_parent = false;
 };
 
 Result<void> create_container(const Runtime& runtime, const CreateOptions& options);
@@ -116,6 +117,14 @@ struct ContainerSummary {
     std::string owner;
 };
 std::vector<ContainerSummary> list_containers(const Runtime& runtime);
+// `husk gc`: deletes every container that is stopped, whose monitor is gone (nobody is about to record its
+// verdict) and whose owner is gone: the process that ran `husk create`/`husk run` (recorded pid + start time).
+// Never one that is creating, created, running or paused, nor one whose owner is not recorded.
+struct GcOutcome {
+    std::vector<std::string> deleted;  // ids
+    std::vector<Error> errors;         // a container that qualified but could not be deleted
+};
+GcOutcome gc_containers(const Runtime& runtime);
 
 // `husk update`: changes the cgroup limits of a created, running or paused container. Only the fields present
 // in resources change (runc's semantics); devices, when present, replace the device allow-list. The stored

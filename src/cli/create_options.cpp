@@ -41,7 +41,9 @@ po::options_description create_options_description() {
         ("console-socket", po::value<std::string>()->default_value(""), "unix socket that receives the pty master (process.terminal)")
         ("no-pivot", "use MS_MOVE + chroot instead of pivot_root (for a rootfs on ramfs)")
         ("no-new-keyring", "do not create a session keyring (husk never does)")
-        ("preserve-fds", po::value<int>()->default_value(0), "pass fds 3..3+N-1 to the container");
+        ("preserve-fds", po::value<int>()->default_value(0), "pass fds 3..3+N-1 to the container")
+        ("die-with-parent", "when the process that started husk dies (even of SIGKILL), kill the container at once "
+                            "and delete it; the verdict says so");
     po::options_description limits(
         "\nhusk's limits (each sets its run.husk.* annotation and wins over the same annotation in config.json)");
     limits.add_options()
@@ -71,6 +73,7 @@ Result<CreateOptions> read_create_options(const po::variables_map& vm) {
     create.console_socket = vm["console-socket"].as<std::string>();
     create.no_pivot = vm.count("no-pivot") > 0;
     create.no_new_keyring = vm.count("no-new-keyring") > 0;
+    create.die_with_parent = vm.count("die-with-parent") > 0;
     create.preserve_fds = vm["preserve-fds"].as<int>();
     // runc's flag is unsigned, so "-1" is a usage error there; here it used to wrap below fd 3. The top
     // keeps 3 + N within an int.

@@ -11,9 +11,7 @@ int verb_run(const Globals& globals, const Args& args) {
         ("verdict", po::value<std::string>(), "when the run ends, write the verdict (one JSON object: reason, exit, "
                                               "usage, security, limits; husk(8) VERDICT) to FILE, atomically; also "
                                               "when the config is refused or setup fails")
-        ("verdict-fd", po::value<int>(), "the same, written to the inherited fd N in one write")
-        ("die-with-parent", "when the process that started husk dies (even of SIGKILL), kill the container at once "
-                            "and clean up; the verdict says so (foreground only)");
+        ("verdict-fd", po::value<int>(), "the same, written to the inherited fd N in one write");
     po::positional_options_description positional;
     positional.add("id", 1);
     po::variables_map vm;
@@ -37,9 +35,6 @@ int verb_run(const Globals& globals, const Args& args) {
     }
     if (vm.count("verdict-fd") && vm["verdict-fd"].as<int>() < 0) return refuse("--verdict-fd: needs an fd >= 0");
     if (run.verdict.wanted() && vm.count("detach")) return refuse("--verdict needs a foreground run, not --detach");
-    run.die_with_parent = vm.count("die-with-parent") > 0;
-    if (run.die_with_parent && vm.count("detach"))
-        return refuse("--die-with-parent needs a foreground run, not --detach");
     auto read = read_create_options(vm);
     if (!read) return refuse(read.error().message());
     run.create = std::move(*read);

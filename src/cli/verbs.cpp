@@ -17,6 +17,7 @@ int verb_events(const Globals&, const Args&);
 int verb_update(const Globals&, const Args&);
 int verb_spec(const Globals&, const Args&);
 int verb_features(const Globals&, const Args&);
+int verb_gc(const Globals&, const Args&);
 
 const std::vector<Verb>& verbs() {
     static const std::vector<Verb> table = {
@@ -33,6 +34,7 @@ const std::vector<Verb>& verbs() {
         {"update", "change the cgroup limits of a running container (runc's flags or --resources JSON)", verb_update},
         {"events", "print the container's cgroup stats and OOM events as JSON lines (runc's format)", verb_events},
         {"list", "list containers", verb_list},
+        {"gc", "delete the stopped containers whose owner (the caller of create/run) and monitor are gone", verb_gc},
         {"spec", "write a default config.json", verb_spec},
         {"features", "print the runtime-spec features document", verb_features},
     };

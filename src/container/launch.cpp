@@ -103,6 +103,11 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     r.boot_id = TRY(state::read_boot_id());
     r.creator_pid = ::getpid();
     r.creator_start_time = TRY(read_proc_stat(r.creator_pid)).start_time;
+    // The owner `husk gc` asks after; unknown (never collected) if it is gone already.
+    if (auto caller = read_proc_stat(::getppid())) {
+        r.caller_pid = ::getppid();
+        r.caller_start_time = caller->start_time;
+    }
     if (!cgroup_plan.disabled()) {
         r.cgroup_mount = cgroup_plan.location.mount;
         r.cgroup_path = cgroup_plan.location.path;

@@ -39,7 +39,7 @@ Result<RunOutcome> run_foreground(const Runtime& runtime, const RunOptions& opti
     for (int sig : {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT}) sigaddset(&forward, sig);
     monitor::defer_signals(forward);
     std::optional<monitor::Caller> caller;
-    if (options.die_with_parent) caller = TRY(monitor::open_caller());
+    if (options.create.die_with_parent) caller = TRY(monitor::open_caller());
     {
         // process.terminal without --console-socket: husk keeps the pty master and relays its own terminal.
         auto launch = TRY(container::prepare_launch(runtime, options.create, container::PtyRelay::offered));

@@ -3,7 +3,10 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <optional>
+
+#include "monitor/caller_watch.hpp"
 
 #include "monitor/output_limit.hpp"
 #include "monitor/policy.hpp"
@@ -12,9 +15,16 @@
 
 namespace husk::monitor {
 
+// What --die-with-parent asks of the monitor: the caller to watch, and the delete to run once the caller's death
+// killed the container and the monitor recorded it.
+struct Orphaning {
+    Caller caller;
+    std::function<void()> delete_container;
+};
+
 // Never returns. `report` is the socket to husk create, closed once the monitor is detached.
 [[noreturn]] void run_monitor(const MonitorPlan& plan, process::Spawned init, Role role, int report,
-                              std::optional<OutputPlumbing> output);
+                              std::optional<OutputPlumbing> output, std::optional<Orphaning> orphaning = {});
 
 // SIGKILL to init by pid, for rollback after init exists but create failed later.
 void kill_init(pid_t pid);

@@ -98,6 +98,10 @@ std::string encode_record(const Record& r) {
         w.key("creatorPid").integer(r.creator_pid);
         w.key("creatorStartTime").unsigned_integer(r.creator_start_time);
     }
+    if (r.caller_pid != 0) {
+        w.key("callerPid").integer(r.caller_pid);
+        w.key("callerStartTime").unsigned_integer(r.caller_start_time);
+    }
     w.key("cgroupMount").string(r.cgroup_mount);
     w.key("cgroupPath").string(r.cgroup_path);
     w.key("started").string(r.started);
@@ -203,6 +207,8 @@ Result<Record> parse_record(const Node& root) {
     TRY(read_field(root, "monitorStartTime", r.monitor_start_time));
     TRY(read_field(root, "creatorPid", r.creator_pid));
     TRY(read_field(root, "creatorStartTime", r.creator_start_time));
+    TRY(read_field(root, "callerPid", r.caller_pid));
+    TRY(read_field(root, "callerStartTime", r.caller_start_time));
     TRY(read_field(root, "cgroupMount", r.cgroup_mount));
     TRY(read_field(root, "cgroupPath", r.cgroup_path));
     TRY(read_field(root, "started", r.started));

@@ -87,6 +87,10 @@ struct Record {
     // create died half-way: the record then names whatever it may have left (docs/ARCHITECTURE.md, State).
     pid_t creator_pid = 0;
     std::uint64_t creator_start_time = 0;
+    // The container's owner for `husk gc`: the process that ran `husk create` or `husk run` (husk's parent), by
+    // pid + start time. 0 in a record written before husk recorded it: such a container is never collected.
+    pid_t caller_pid = 0;
+    std::uint64_t caller_start_time = 0;
     std::string cgroup_mount;  // empty when the container has no cgroup
     std::string cgroup_path;
     std::string started;       // set by start

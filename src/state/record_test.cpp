@@ -16,6 +16,8 @@ TEST_CASE("a record survives encoding and decoding unchanged", "[state]") {
     r.boot_id = "boot";
     r.cgroup_mount = "/sys/fs/cgroup/unified";
     r.cgroup_path = "/husk/c1";
+    r.caller_pid = 777;
+    r.caller_start_time = 12345;
     r.exit = ExitRecord{137, 9, "killed", "husk kill", "2026-11-22T13:00:01Z", Usage{}, {}};
     Record back = decode_record(encode_record(r)).value();
     CHECK(back.id == r.id);
@@ -23,6 +25,8 @@ TEST_CASE("a record survives encoding and decoding unchanged", "[state]") {
     CHECK(back.pid == 4242);
     CHECK(back.pid_start_time == r.pid_start_time);
     CHECK(back.cgroup_path == r.cgroup_path);
+    CHECK(back.caller_pid == 777);
+    CHECK(back.caller_start_time == 12345u);
     REQUIRE(back.exit);
     CHECK(back.exit->code == 137);
     CHECK(back.exit->reason == "killed");

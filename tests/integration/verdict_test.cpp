@@ -51,6 +51,13 @@ Json run_with_verdict(Sandbox& sb, const Bundle& b, const std::string& id, std::
     return verdict;
 }
 
+// A bundle of `sleep 100` with its config.json written, for husk started by a shell.
+Bundle written_sleeper(Sandbox& sb) {
+    Bundle b = with_args(sb, {"/bin/sleep", "100"});
+    b.write();
+    return b;
+}
+
 pid_t wait_for_pid_file(const std::string& path) {
     for (auto deadline = std::chrono::steady_clock::now() + Ms(20000); std::chrono::steady_clock::now() < deadline;
          std::this_thread::sleep_for(Ms(10))) {
@@ -271,8 +278,7 @@ TEST_CASE("SIGTERM to husk run that the workload obeys ends it at once, reason k
 TEST_CASE("husk run --die-with-parent: the caller SIGKILLed, the container is killed and cleaned up, the verdict says so",
           "[integration][verdict][die-with-parent]") {
     Sandbox sb;
-    Bundle b = with_args(sb, {"/bin/sleep", "100"});
-    b.write();
+    Bundle b = written_sleeper(sb);
     std::string id = sb.id("orphan");
     std::string pid_file = sb.dir() + "/init.pid", verdict = sb.dir() + "/verdict.json",
                 husk_pid_file = sb.dir() + "/husk.pid";
@@ -300,5 +306,64 @@ TEST_CASE("husk run --die-with-parent: the caller SIGKILLed, the container is ki
     CHECK(v["exit"]["signal"].num() == SIGKILL);
     CHECK_THAT(v["exit"]["detail"].str(), Contains("the caller (pid " + std::to_string(shell_pid) + ") died"));
     CHECK_FALSE(process_alive(husk));
+    check_nothing_left(sb);
+}
+
+TEST_CASE("husk gc deletes a stopped container whose caller is gone, never a running one nor one still owned",
+          "[integration][gc]") {
+    Sandbox sb;
+    Bundle done = with_args(sb, {"/bin/true"});
+    done.write();
+    Bundle running = sb.bundle("running");
+    running.config["process"]["args"] = Json::strings({"/bin/sleep", "100"});
+    running.write();
+    std::string orphan = sb.id("orphan"), owned = sb.id("owned"), alive = sb.id("alive");
+    // A shell is the caller of each husk it starts (`; true` keeps it from exec'ing the last one), and exits.
+    auto husk = [&](const std::string& args) { return paths().husk + " --root " + sb.root() + " " + args; };
+    Output shell = sb.command({"/bin/sh", "-c",
+                               husk("run --keep --bundle " + done.dir + " " + orphan) + "; " +
+                                   husk("create --bundle " + running.dir + " " + alive) + " && " +
+                                   husk("start " + alive) + "; true"});
+    INFO(shell.describe());
+    REQUIRE(shell.exit_code == 0);
+    // The test process is the caller of this one, and lives.
+    require_ok(sb.run(done, owned, {"--keep"}));
+    CHECK(sb.state(orphan)["status"].str() == "stopped");
+    CHECK(sb.state(alive)["status"].str() == "running");
+    Output gc = sb.husk({"gc"});
+    INFO(gc.describe());
+    CHECK(gc.exit_code == 0);
+    CHECK(lines(gc.out) == std::vector<std::string>{orphan});
+    CHECK(sb.husk({"state", orphan}).exit_code != 0);
+    CHECK(sb.state(owned)["status"].str() == "stopped");
+    CHECK(sb.state(alive)["status"].str() == "running");
+    require_ok(sb.husk({"delete", "--force", alive}));
+    require_ok(sb.husk({"delete", owned}));
+    check_nothing_left(sb);
+}
+
+TEST_CASE("husk create --die-with-parent: the caller SIGKILLed, the monitor kills the container and deletes it",
+          "[integration][verdict][die-with-parent]") {
+    Sandbox sb;
+    std::string husk = paths().husk + " --root " + sb.root();
+    std::string id = sb.id("orphan"), pid_file = sb.dir() + "/init.pid";
+    Bundle b = written_sleeper(sb);
+    // The caller of create: a shell that creates, starts and then waits in a builtin (opening a fifo nobody
+    // writes: no child to leave behind); the test SIGKILLs the shell.
+    std::string hold = sb.dir() + "/hold";
+    REQUIRE(::mkfifo(hold.c_str(), 0600) == 0);
+    Process shell = sb.spawn_command({"/bin/sh", "-c",
+                                      husk + " create --die-with-parent --bundle " + b.dir + " --pid-file " +
+                                          pid_file + " " + id + " && " + husk + " start " + id + " && read x < " + hold});
+    pid_t init = wait_for_pid_file(pid_file);
+    sb.wait_for_status(id, "running");
+    REQUIRE(::kill(shell.pid(), SIGKILL) == 0);
+    shell.wait();
+    auto deadline = std::chrono::steady_clock::now() + Ms(20000);
+    while ((process_alive(init) || ::access((sb.root() + "/" + id).c_str(), F_OK) == 0) &&
+           std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(Ms(10));
+    CHECK_FALSE(process_alive(init));
+    CHECK(::access((sb.root() + "/" + id).c_str(), F_OK) != 0);
     check_nothing_left(sb);
 }

@@ -1,0 +1,16 @@
+#include "cli/cli.hpp"
+
+namespace husk::cli {
+
+int verb_gc(const Globals& globals, const Args& args) {
+    po::options_description options;
+    po::variables_map vm;
+    int status = 0;
+    if (!parse_verb("gc", "", options, {}, args, vm, &status)) return status;
+    GcOutcome outcome = gc_containers(globals.runtime);
+    for (const auto& id : outcome.deleted) std::printf("%s\n", id.c_str());
+    for (const auto& error : outcome.errors) status = report(globals, "", error);
+    return status;
+}
+
+}  // namespace husk::cli
