@@ -12,6 +12,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <sstream>
 #include <thread>
 
@@ -145,6 +146,27 @@ long cpu_ticks(pid_t pid) {
     return utime + stime;
 }
 
+// Where husk is, for a failure's message: its state, what it waits in, its kernel stack.
+std::string whereabouts(pid_t pid) {
+    std::string proc = "/proc/" + std::to_string(pid);
+    return "husk stat: " + read_file(proc + "/stat") + "; wchan: " + read_file(proc + "/wchan") + "; stack:\n" +
+           read_file(proc + "/stack");
+}
+
+// wait_until_init_exited, saying where husk is when init outlives the bound.
+void wait_for_init_end(const std::string& pid_file, pid_t husk) {
+    auto deadline = std::chrono::steady_clock::now() + Ms(20000);
+    pid_t init = 0;
+    while (init <= 0 && std::chrono::steady_clock::now() < deadline) {
+        init = static_cast<pid_t>(std::atoi(read_file(pid_file).c_str()));
+        if (init <= 0) std::this_thread::sleep_for(Ms(10));
+    }
+    while (init > 0 && process_alive(init) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(Ms(10));
+    if (init <= 0 || process_alive(init)) FAIL("init " << init << " still there after 20 s; " << whereabouts(husk));
+    reap_if_ours(init);
+}
+
 }  // namespace
 
 TEST_CASE("a reader that never reads husk's stdout does not stop the wall-time limit",
@@ -168,8 +190,8 @@ TEST_CASE("a reader that never reads husk's stdout does not stop the wall-time l
     Process husk = spawn_husk_onto(sb, output.writer(),
                                    run_args(route, b, pid_file, id, {"--timeout", "1s", "--kill-grace", "0"}));
     output.close_writer();
-    // REQUIREs the end within 20 s: without the fix the loop sat in a write and the timer never fired.
-    wait_until_init_exited(pid_file);
+    // The end within 20 s: without the fix the loop sat in a write and the timer never fired.
+    wait_for_init_end(pid_file, husk.pid());
     auto stopped = std::chrono::duration_cast<Ms>(std::chrono::steady_clock::now() - started);
     INFO("init ended " << stopped.count() << " ms after husk started");
     CHECK(stopped >= Ms(1000));
@@ -179,6 +201,7 @@ TEST_CASE("a reader that never reads husk's stdout does not stop the wall-time l
     long before = cpu_ticks(husk.pid());
     std::this_thread::sleep_for(Ms(2000));
     long spent = cpu_ticks(husk.pid()) - before;
+    INFO(whereabouts(husk.pid()));
     CHECK(spent < 10);
     // husk waits for its reader to take what the container wrote before the limit (no byte is dropped while
     // the reader is there, however slow); the reader going away, or a signal to husk, ends that.
