@@ -94,6 +94,15 @@ Result<void> write_all(int fd, std::string_view content) {
     return {};
 }
 
+Result<void> check_preserved_fds(int count) {
+    for (long fd = 3; fd < 3L + count; ++fd) {
+        if (::fcntl(static_cast<int>(fd), F_GETFD) < 0)
+            return fail_msg("--preserve-fds " + std::to_string(count) + ": fd " + std::to_string(fd) +
+                            " is not open (the caller must pass every fd from 3 to " + std::to_string(2L + count) + ")");
+    }
+    return {};
+}
+
 Result<void> write_existing_file(const std::string& path, std::string_view content) {
     UniqueFd fd = TRY(open_fd(path, O_WRONLY));
     ssize_t n = ::write(fd.get(), content.data(), content.size());

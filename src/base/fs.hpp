@@ -42,4 +42,9 @@ Result<void> write_file_atomic(int dirfd, const std::string& name, std::string_v
 // Writes all of content to fd, retrying short writes and EINTR.
 Result<void> write_all(int fd, std::string_view content);
 
+// --preserve-fds N: the caller's fds 3..3+N-1 must all be open when husk starts, before it opens any of its
+// own. A hole would be filled by one of husk's fds (init's root or pidfd, a cgroup directory, the console
+// socket), whose close-on-exec the child then clears for the container.
+Result<void> check_preserved_fds(int count);
+
 }  // namespace husk

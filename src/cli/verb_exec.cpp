@@ -17,7 +17,7 @@ po::options_description exec_options() {
     po::options_description options;
     options.add_options()
         ("process,p", po::value<std::string>(), "a runtime-spec process.json (the command and flags then do not apply)")
-        ("tty,t", "allocate a pseudo-terminal (its master goes to --console-socket)")
+        ("tty,t", "allocate a pseudo-terminal (its master goes to --console-socket; without one, in the foreground, husk relays its own terminal)")
         ("console-socket", po::value<std::string>()->default_value(""), "unix socket that receives the pty master")
         ("cwd", po::value<std::string>()->default_value(""), "working directory in the container")
         ("env,e", po::value<std::vector<std::string>>(), "set an environment variable (NAME=value; repeatable)")

@@ -110,11 +110,12 @@ Result<int> wait_in_foreground(process::ExecSpawned& child) {
 }  // namespace
 
 Result<ExecOutcome> exec_container(const Runtime& runtime, const ExecOptions& options) {
+    if (options.preserve_fds < 0) return fail_msg("--preserve-fds: must be 0 or more");
+    TRY(check_preserved_fds(options.preserve_fds));  // first: before husk opens an fd of its own
     Target target = TRY(open_target(runtime, options));
     spec::Process process = TRY(container::exec_process(*target.config.process, options));
     const auto route = TRY(container::terminal_route(process.terminal, options.detach, options.console_socket));
     if (route == container::TerminalRoute::relay) take_callers_size(process);
-    if (options.preserve_fds < 0) return fail_msg("--preserve-fds: must be 0 or more");
     // The stored config with the exec's process: the container's linux.seccomp and annotations apply.
     spec::Spec spec = std::move(target.config);
     spec.process = std::move(process);

@@ -69,6 +69,7 @@ Launch::~Launch() {
 
 Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const CreateOptions& options,
                                                PtyRelay relay) {
+    TRY(check_preserved_fds(options.preserve_fds));  // first: before husk opens an fd of its own
     const ContainerId id = TRY(ContainerId::parse(options.id));
     auto owned = std::make_unique<Launch>();
     Launch& launch = *owned;

@@ -7,6 +7,7 @@
 
 #include "base/time.hpp"
 #include "monitor/limits.hpp"
+#include "monitor/output_sink.hpp"
 #include "monitor/stdio_write.hpp"
 #include "monitor/verdict.hpp"
 
@@ -49,11 +50,10 @@ private:
 Result<std::optional<OutputPlumbing>> open_output_plumbing(const StopPolicy& policy) {
     if (!policy.output_limit) return std::optional<OutputPlumbing>{};
     OutputPlumbing plumbing{TRY(open_pump_pipes()), {}, {}};
-    // Our own descriptions of the stdio we were given: the monitor's fds 0-2 go to /dev/null when it detaches.
-    plumbing.stdout_out.reset(::fcntl(1, F_DUPFD_CLOEXEC, 3));
-    if (!plumbing.stdout_out) return fail_sys(errno, "run.husk.output-limit: duplicate stdout");
-    plumbing.stderr_out.reset(::fcntl(2, F_DUPFD_CLOEXEC, 3));
-    if (!plumbing.stderr_out) return fail_sys(errno, "run.husk.output-limit: duplicate stderr");
+    // Our own fds for the stdio we were given (the monitor's fds 0-2 go to /dev/null when it detaches), and
+    // where the kind allows our own non-blocking descriptions (monitor/output_sink.hpp).
+    plumbing.stdout_out = TRY(open_output(1, "run.husk.output-limit: stdout"));
+    plumbing.stderr_out = TRY(open_output(2, "run.husk.output-limit: stderr"));
     return std::optional<OutputPlumbing>(std::move(plumbing));
 }
 

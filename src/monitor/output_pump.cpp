@@ -10,7 +10,6 @@
 #include <cerrno>
 
 #include "base/fs.hpp"
-#include "monitor/stdio_write.hpp"
 
 namespace husk::monitor {
 namespace {
@@ -62,9 +61,11 @@ OutputPump::OutputPump(PumpPipes pipes, UniqueFd stdout_out, UniqueFd stderr_out
                        std::function<void()> on_exceeded)
     : epoll_(std::move(pipes.watch)), limit_(limit), on_exceeded_(std::move(on_exceeded)) {
     streams_[0].in = std::move(pipes.stdout_read);
-    streams_[0].out = std::move(stdout_out);
+    streams_[0].out = OutputSink(std::move(stdout_out));
     streams_[1].in = std::move(pipes.stderr_read);
-    streams_[1].out = std::move(stderr_out);
+    streams_[1].out = OutputSink(std::move(stderr_out));
+    // splice cannot be told not to wait for a terminal or a socket: those are copied through the bounded buffer.
+    for (Stream& stream : streams_) stream.copy = !stream.out.splice_safe();
 }
 
 void OutputPump::on_ready() { dispatch(0); }
@@ -73,13 +74,18 @@ void OutputPump::drain(std::chrono::milliseconds quiet) {
     while (flowing()) {
         bool waiting = streams_[0].waiting_out || streams_[1].waiting_out;
         epoll_event probe;
-        // Bytes below the cap wait for the reader however slow it is; an idle open pipe does not hold us.
-        int ready = ::epoll_wait(epoll_.get(), &probe, 1, waiting ? -1 : static_cast<int>(quiet.count()));
+        // Bytes below the cap wait for the reader however slow it is, unless the caller asks husk to stop; an
+        // idle open pipe does not hold us.
+        int ready = ::epoll_wait(epoll_.get(), &probe, 1, waiting ? stop_check_ms : static_cast<int>(quiet.count()));
+        if (ready == 0 && waiting && !asked_to_stop()) continue;
         if (ready == 0) break;
         if (ready < 0 && errno != EINTR) break;
         dispatch(0);
     }
-    for (Stream& stream : streams_) close(stream);
+    for (Stream& stream : streams_) {
+        end_input(stream);
+        end_output(stream);
+    }
 }
 
 void OutputPump::dispatch(int timeout_ms) {
@@ -90,7 +96,7 @@ void OutputPump::dispatch(int timeout_ms) {
         for (Stream& stream : streams_) {
             if (stream.in && fd == stream.in.get() && !stream.waiting_out) {
                 pump(stream);
-            } else if (stream.waiting_out && fd == stream.out.get()) {
+            } else if (stream.waiting_out && fd == stream.out.fd()) {
                 resume_input(stream);
                 pump(stream);
             }
@@ -99,41 +105,65 @@ void OutputPump::dispatch(int timeout_ms) {
 }
 
 void OutputPump::pump(Stream& stream) {
-    while (stream.in) {
-        Step step = delivered_ < limit_ ? move_some(stream, limit_ - delivered_) : past_cap(stream);
+    for (;;) {
+        Step step;
+        if (stream.pending_size > 0) step = flush(stream);
+        else if (!stream.in) return end_output(stream);
+        else step = delivered_ < limit_ ? move_some(stream, limit_ - delivered_) : past_cap(stream);
         switch (step) {
             case Step::more: continue;
             case Step::empty: return;
             case Step::blocked: wait_for_output(stream); return;
-            case Step::closed: close(stream); return;
+            case Step::closed: end_input(stream); return;
+            case Step::gone: end_input(stream); end_output(stream); return;
         }
     }
 }
 
 OutputPump::Step OutputPump::move_some(Stream& stream, std::uint64_t allowed) {
     std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(allowed, max_chunk));
-    ssize_t n;
-    if (!stream.copy) {
-        // Zero-copy for pipe, file and socket outputs. SPLICE_F_NONBLOCK: a full output pipe says EAGAIN
-        // instead of blocking the monitor.
-        n = ::splice(stream.in.get(), nullptr, stream.out.get(), nullptr, chunk, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-        if (n < 0 && errno == EINVAL) {  // a tty, or an O_APPEND file: no splice into those
-            stream.copy = true;
-            return Step::more;
-        }
-        if (n < 0 && errno == EAGAIN) return available(stream.in.get()) > 0 ? Step::blocked : Step::empty;
-    } else {
-        static char buffer[16384];
-        n = ::read(stream.in.get(), buffer, std::min(chunk, sizeof buffer));
-        if (n < 0 && errno == EAGAIN) return Step::empty;
-        if (n > 0 && !write_fully(stream.out.get(), buffer, static_cast<std::size_t>(n))) return Step::closed;
+    if (stream.copy) return copy_some(stream, chunk);
+    // Zero-copy for pipe and file outputs. SPLICE_F_NONBLOCK: a full output pipe says EAGAIN instead of
+    // blocking the monitor.
+    ssize_t n = ::splice(stream.in.get(), nullptr, stream.out.fd(), nullptr, chunk, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    if (n < 0 && errno == EINVAL) {  // an O_APPEND file: no splice into those
+        stream.copy = true;
+        return Step::more;
     }
+    if (n < 0 && errno == EAGAIN) return available(stream.in.get()) > 0 ? Step::blocked : Step::empty;
     if (n < 0 && errno == EINTR) return Step::more;
     // EOF: the container closed this stream. An error: the output is gone (EPIPE), and closing the pipe lets
     // the container's next write fail the same way it would have without the pump.
-    if (n <= 0) return Step::closed;
+    if (n == 0) return Step::closed;
+    if (n < 0) return Step::gone;
     stream.bytes += static_cast<std::uint64_t>(n);
     delivered_ += static_cast<std::uint64_t>(n);
+    return Step::more;
+}
+
+// One chunk from the pipe into the stream's buffer (counted against the cap now: it is on its way), then out.
+OutputPump::Step OutputPump::copy_some(Stream& stream, std::size_t chunk) {
+    ssize_t n = ::read(stream.in.get(), stream.pending, std::min(chunk, sizeof stream.pending));
+    if (n < 0 && errno == EAGAIN) return Step::empty;
+    if (n < 0 && errno == EINTR) return Step::more;
+    if (n <= 0) return Step::closed;
+    stream.pending_offset = 0;
+    stream.pending_size = static_cast<std::size_t>(n);
+    delivered_ += static_cast<std::uint64_t>(n);
+    return flush(stream);
+}
+
+// What the output takes of the buffer now; the rest waits for EPOLLOUT (Step::blocked).
+OutputPump::Step OutputPump::flush(Stream& stream) {
+    while (stream.pending_offset < stream.pending_size) {
+        ssize_t n = stream.out.write_some(stream.pending + stream.pending_offset,
+                                          stream.pending_size - stream.pending_offset);
+        if (n < 0) return Step::gone;
+        if (n == 0) return Step::blocked;
+        stream.pending_offset += static_cast<std::size_t>(n);
+        stream.bytes += static_cast<std::uint64_t>(n);
+    }
+    stream.pending_offset = stream.pending_size = 0;
     return Step::more;
 }
 
@@ -148,38 +178,42 @@ OutputPump::Step OutputPump::past_cap(Stream& stream) {
         exceeded_ = true;
         // Killed before the pipes close: a writer must die of the kill, not of an EPIPE it could handle.
         if (on_exceeded_) on_exceeded_();
-        for (Stream& s : streams_) close(s);
+        // What is buffered is below the cap: it is still delivered (the drain waits for it).
+        for (Stream& s : streams_) end_input(s);
     }
     return Step::closed;
 }
 
+// The output is full: wait for room on it, and leave the pipe alone meanwhile (out of the set: a pipe whose
+// writers are gone reports EPOLLHUP whatever is asked, which would wake the loop for nothing until then).
 void OutputPump::wait_for_output(Stream& stream) {
-    epoll_event off{};
-    off.data.fd = stream.in.get();
-    if (!add(epoll_.get(), stream.out.get(), EPOLLOUT)) {
-        // An output epoll cannot watch (a regular file would not have said EAGAIN): wait briefly instead.
-        pollfd p{stream.out.get(), POLLOUT, 0};
+    if (!add(epoll_.get(), stream.out.fd(), EPOLLOUT)) {
+        // An output epoll cannot watch (a regular file would not have been full): wait briefly instead.
+        pollfd p{stream.out.fd(), POLLOUT, 0};
         ::poll(&p, 1, 100);
         return;
     }
-    ::epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, stream.in.get(), &off);
+    if (stream.in) ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, stream.in.get(), nullptr);
     stream.waiting_out = true;
 }
 
 void OutputPump::resume_input(Stream& stream) {
-    ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, stream.out.get(), nullptr);
-    epoll_event on{};
-    on.events = EPOLLIN;
-    on.data.fd = stream.in.get();
-    ::epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, stream.in.get(), &on);
+    ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, stream.out.fd(), nullptr);
+    if (stream.in) (void)add(epoll_.get(), stream.in.get(), EPOLLIN);
     stream.waiting_out = false;
 }
 
-void OutputPump::close(Stream& stream) {
-    if (stream.waiting_out) ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, stream.out.get(), nullptr);
-    if (stream.in) ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, stream.in.get(), nullptr);
-    stream.waiting_out = false;
+// No more input; what is buffered still goes out (end_output once it has).
+void OutputPump::end_input(Stream& stream) {
+    if (stream.in && !stream.waiting_out) ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, stream.in.get(), nullptr);
     stream.in.reset();
+    if (stream.pending_size == 0) end_output(stream);
+}
+
+void OutputPump::end_output(Stream& stream) {
+    if (stream.waiting_out) ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, stream.out.fd(), nullptr);
+    stream.waiting_out = false;
+    stream.pending_offset = stream.pending_size = 0;
     stream.out.reset();
 }
 

@@ -2,7 +2,7 @@
 // husk was given. The monitor moves the bytes as they come (splice where the kernel can, no buffering until
 // exit, no reordering within a stream), counts both streams against one cap, delivers exactly up to the cap
 // and reports the first byte past it. A slow reader slows the container down (the pipe fills), it never
-// makes the monitor drop bytes.
+// makes the monitor drop bytes, and never blocks the monitor's loop (monitor/output_sink.hpp).
 #pragma once
 
 #include <chrono>
@@ -11,6 +11,7 @@
 
 #include "husk/error.hpp"
 #include "husk/unique_fd.hpp"
+#include "monitor/output_sink.hpp"
 
 namespace husk::monitor {
 
@@ -31,7 +32,7 @@ Result<PumpPipes> open_pump_pipes();
 class OutputPump {
 public:
     // `pipes`: the read ends and their epoll set (the write ends are init's). `stdout_out`/`stderr_out`: the
-    // outputs the bytes go to (dups of the stdio husk was given). `on_exceeded` runs once, when the container
+    // outputs the bytes go to (open_output of the stdio husk was given). `on_exceeded` runs once, when the container
     // has written a byte past `limit`: it records the cause and kills the container. The pump then delivers
     // nothing more and closes its pipes.
     OutputPump(PumpPipes pipes, UniqueFd stdout_out, UniqueFd stderr_out, std::uint64_t limit,
@@ -42,8 +43,8 @@ public:
     // Moves what is ready now, without blocking on the pipes.
     void on_ready();
     // After init has ended: pumps until both streams reach EOF. While bytes wait for a slow reader it keeps
-    // waiting; when the pipes are empty but still open (a process outside init's pid namespace holds them),
-    // it stops after `quiet` without data.
+    // waiting (the reader going away ends it: EPIPE); when the pipes are empty but still open (a process
+    // outside init's pid namespace holds them), it stops after `quiet` without data.
     void drain(std::chrono::milliseconds quiet);
 
     bool exceeded() const { return exceeded_; }
@@ -53,21 +54,28 @@ public:
 private:
     struct Stream {
         UniqueFd in;
-        UniqueFd out;
-        bool copy = false;         // the output cannot take splice (a tty): read + write
-        bool waiting_out = false;  // the output is full: watching it for EPOLLOUT, not the pipe
+        OutputSink out;
+        bool copy = false;         // no splice into the output (a tty, a socket, O_APPEND): read + write
+        bool waiting_out = false;  // the output is full: watching it for EPOLLOUT, the pipe out of the set
         std::uint64_t bytes = 0;   // delivered
+        // The copy's bound: one chunk read from the pipe, not taken by the output yet. The pipe is not read
+        // again before it is gone, so back-pressure reaches the container as without the pump.
+        char pending[16384];
+        std::size_t pending_offset = 0, pending_size = 0;
     };
-    enum class Step { more, empty, blocked, closed };
+    enum class Step { more, empty, blocked, closed, gone };  // closed: the input ended; gone: the output
 
     void dispatch(int timeout_ms);
     void pump(Stream& stream);
     Step move_some(Stream& stream, std::uint64_t allowed);
+    Step copy_some(Stream& stream, std::size_t chunk);
+    Step flush(Stream& stream);
     Step past_cap(Stream& stream);
     void wait_for_output(Stream& stream);
     void resume_input(Stream& stream);
-    void close(Stream& stream);
-    bool flowing() const { return streams_[0].in || streams_[1].in; }
+    void end_input(Stream& stream);
+    void end_output(Stream& stream);
+    bool flowing() const { return streams_[0].in || streams_[1].in || streams_[0].out || streams_[1].out; }
 
     UniqueFd epoll_;
     Stream streams_[2];

@@ -96,8 +96,13 @@ void defer_signals(const sigset_t& set) {
     action.sa_handler = note_deferred;
     action.sa_flags = SA_RESTART;
     sigfillset(&action.sa_mask);
-    for (int signal = 1; signal < 64; ++signal)
-        if (sigismember(&set, signal) == 1) ::sigaction(signal, &action, nullptr);
+    for (int signal = 1; signal < 64; ++signal) {
+        if (sigismember(&set, signal) != 1) continue;
+        // A signal the caller left ignored (nohup's SIGHUP) stays ignored.
+        struct sigaction current{};
+        if (::sigaction(signal, nullptr, &current) == 0 && current.sa_handler == SIG_IGN) continue;
+        ::sigaction(signal, &action, nullptr);
+    }
 }
 
 std::unique_ptr<Watcher> forward_signals(const sigset_t& set, int pidfd, std::optional<Cancel> cancel) {

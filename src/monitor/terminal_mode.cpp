@@ -26,17 +26,24 @@ struct sigaction previous_actions[fatal_count];
 // Async-signal-safe (tcsetattr is an ioctl, sigaction and raise are listed in signal-safety(7)): restore the
 // terminal, put back what was there before and let the signal do what it would have done.
 void restore_and_resend(int signal) {
+    const int saved_errno = errno;  // the interrupted code may be about to read it
     if (raw_fd >= 0) ::tcsetattr(raw_fd, TCSANOW, &raw_saved);
     for (std::size_t i = 0; i < fatal_count; ++i)
         if (fatal_signals[i] == signal) ::sigaction(signal, &previous_actions[i], nullptr);
     ::raise(signal);
+    errno = saved_errno;
 }
 
+// A signal the caller left ignored (nohup's SIGHUP) does not end husk: it keeps being ignored, instead of
+// putting the terminal back to cooked mode under a relay that goes on.
 void install_handlers() {
     struct sigaction action{};
     action.sa_handler = restore_and_resend;
     sigfillset(&action.sa_mask);
-    for (std::size_t i = 0; i < fatal_count; ++i) ::sigaction(fatal_signals[i], &action, &previous_actions[i]);
+    for (std::size_t i = 0; i < fatal_count; ++i) {
+        ::sigaction(fatal_signals[i], nullptr, &previous_actions[i]);
+        if (previous_actions[i].sa_handler != SIG_IGN) ::sigaction(fatal_signals[i], &action, nullptr);
+    }
 }
 
 void remove_handlers() {

@@ -10,7 +10,7 @@
 #include <cerrno>
 #include <optional>
 
-#include "monitor/stdio_write.hpp"
+#include "monitor/stdio_write.hpp"  // IgnoredSigpipe
 
 namespace husk::monitor {
 namespace {
@@ -33,7 +33,9 @@ Result<TerminalRelay> TerminalRelay::open(UniqueFd master, CallerFds fds) {
     if (::fcntl(master.get(), F_SETFL, O_NONBLOCK) != 0) return fail_sys(errno, "fcntl O_NONBLOCK", "pty master");
     relay.master_ = std::move(master);
     relay.fds_ = fds;
+    relay.out_ = OutputSink(TRY(open_output(fds.out, "the caller's stdout")));
     TRY(control(relay.epoll_.get(), EPOLL_CTL_ADD, relay.master_.get(), EPOLLIN));
+    relay.master_watched_ = true;
     if (auto added = control(relay.epoll_.get(), EPOLL_CTL_ADD, fds.in, EPOLLIN); !added) {
         // EPERM: a regular file or /dev/null, always readable; read whenever the pty has room for more.
         if (added.error().err != EPERM) return std::unexpected(added.error());
@@ -51,12 +53,17 @@ void TerminalRelay::drain(std::chrono::milliseconds quiet) {
     // The container is gone: input nobody will read is dropped.
     input_open_ = false;
     pending_size_ = pending_offset_ = 0;
-    while (master_open_) {
-        pollfd p{master_.get(), POLLIN, 0};
-        int ready = ::poll(&p, 1, static_cast<int>(quiet.count()));
+    while (master_open_ || output_size_ > 0) {
+        // Output waits for the reader however slow it is (a reader that went away ends it: EPIPE), unless the
+        // caller asks husk to stop; a master with nothing to say, still held open by a process that outlived
+        // init, stops it after `quiet`.
+        pollfd p = output_paused_ ? pollfd{out_.fd(), POLLOUT, 0} : pollfd{master_.get(), POLLIN, 0};
+        int ready = ::poll(&p, 1, output_paused_ ? stop_check_ms : static_cast<int>(quiet.count()));
         if (ready < 0 && errno == EINTR) continue;
+        if (ready == 0 && output_paused_ && !asked_to_stop()) continue;
         if (ready <= 0) break;
-        read_output();
+        if (output_paused_) resume_output();
+        else read_output();
     }
 }
 
@@ -65,7 +72,19 @@ void TerminalRelay::dispatch(int timeout_ms) {
     int n = ::epoll_wait(epoll_.get(), events, 4, timeout_ms);
     for (int i = 0; i < n; ++i) {
         int fd = events[i].data.fd;
-        if (fd == master_.get() && master_open_) {
+        if (output_paused_ && fd == out_.fd()) {
+            resume_output();
+        } else if (fd == master_.get() && master_open_ && output_paused_) {
+            // Only EPOLLOUT was asked (input waits), but a hangup comes anyway and would wake us until the
+            // output has room: out of the set until then; the master's last output is read after.
+            if (events[i].events & (EPOLLHUP | EPOLLERR)) {
+                master_parked_ = true;
+                update_master();
+            }
+            if (!(events[i].events & EPOLLOUT)) continue;
+            if (pending_size_ > 0) write_input();
+            else if (input_open_ && !input_pollable_) read_input();
+        } else if (fd == master_.get() && master_open_) {
             if (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) read_output();
             if (!master_open_ || !(events[i].events & EPOLLOUT)) continue;
             if (pending_size_ > 0) write_input();
@@ -76,23 +95,61 @@ void TerminalRelay::dispatch(int timeout_ms) {
     }
 }
 
-// Master → the caller's stdout, until the master has nothing now (EAGAIN) or hangs up (EIO: every slave fd
-// is closed; pty(7)).
+// Master → the caller's stdout, until the master has nothing now (EAGAIN), hangs up (EIO: every slave fd is
+// closed; pty(7)), or the caller's stdout is full (then paused, the rest stays in the pty).
 void TerminalRelay::read_output() {
     for (;;) {
-        char buffer[16384];
-        ssize_t n = ::read(master_.get(), buffer, sizeof buffer);
+        if (!flush_output()) return;
+        if (!master_open_) return;
+        ssize_t n = ::read(master_.get(), output_, sizeof output_);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && errno == EAGAIN) return;
         if (n <= 0) {
             master_open_ = false;
-            ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, master_.get(), nullptr);
+            if (master_watched_) ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, master_.get(), nullptr);
+            master_watched_ = false;
             return;
         }
-        // A stdout that went away (EPIPE): the rest is read and dropped, so the container never blocks on a
-        // full pty for a reader that is gone.
-        if (output_open_) output_open_ = write_fully(fds_.out, buffer, static_cast<std::size_t>(n));
+        output_size_ = static_cast<std::size_t>(n);
+        output_offset_ = 0;
     }
+}
+
+// What the caller's stdout takes of the buffer now. False: it is full (the relay pauses until it has room).
+// A stdout that went away (EPIPE): the rest is dropped, so the container never blocks on a full pty for a
+// reader that is gone.
+bool TerminalRelay::flush_output() {
+    while (output_offset_ < output_size_ && output_open_) {
+        ssize_t n = out_.write_some(output_ + output_offset_, output_size_ - output_offset_);
+        if (n == 0) {
+            pause_output();
+            return false;
+        }
+        if (n < 0) output_open_ = false;
+        else output_offset_ += static_cast<std::size_t>(n);
+    }
+    output_size_ = output_offset_ = 0;
+    return true;
+}
+
+void TerminalRelay::pause_output() {
+    if (output_paused_) return;
+    if (!control(epoll_.get(), EPOLL_CTL_ADD, out_.fd(), EPOLLOUT)) {
+        // An output epoll cannot watch: only a device whose poll we could not ask; try again shortly.
+        pollfd p{out_.fd(), POLLOUT, 0};
+        ::poll(&p, 1, 100);
+        return;
+    }
+    output_paused_ = true;
+    update_master();
+}
+
+void TerminalRelay::resume_output() {
+    ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, out_.fd(), nullptr);
+    output_paused_ = false;
+    master_parked_ = false;
+    update_master();
+    read_output();
 }
 
 // One read of the caller's stdin per readiness (it stays blocking), handed to the pty.
@@ -150,8 +207,22 @@ void TerminalRelay::end_input() {
 }
 
 void TerminalRelay::watch_master(bool want_output_room) {
-    if (master_open_)
-        (void)control(epoll_.get(), EPOLL_CTL_MOD, master_.get(), EPOLLIN | (want_output_room ? EPOLLOUT : 0u));
+    want_master_room_ = want_output_room;
+    update_master();
+}
+
+// The master in the set for what we wait for: its output unless the caller's stdout is full, room for input.
+void TerminalRelay::update_master() {
+    if (!master_open_) return;
+    std::uint32_t events = (output_paused_ ? 0u : EPOLLIN) | (want_master_room_ ? EPOLLOUT : 0u);
+    bool watch = events != 0 && !master_parked_;
+    if (!watch) {
+        if (master_watched_) ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, master_.get(), nullptr);
+        master_watched_ = false;
+        return;
+    }
+    if (control(epoll_.get(), master_watched_ ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, master_.get(), events))
+        master_watched_ = true;
 }
 
 // Out of the set while paused, not only without EPOLLIN: epoll reports a hung-up pipe with no events asked.

@@ -11,6 +11,7 @@
 
 #include "husk/error.hpp"
 #include "husk/unique_fd.hpp"
+#include "monitor/output_sink.hpp"
 #include "monitor/wait.hpp"
 
 namespace husk::monitor {
@@ -45,10 +46,12 @@ private:
 // SIGWINCH to the pty's foreground process group). Nothing when `terminal` is not a terminal.
 Result<void> copy_window_size(int terminal, int master);
 
-// Moves bytes both ways without blocking on the master. The caller's stdin is never made non-blocking (its
-// open file description is the caller's shell's too): it is read once per readiness. An input the pty cannot
-// take yet waits in a buffer and stdin is not read meanwhile; writes to the caller's stdout block (as the
-// output pump's to a terminal), so a stuck reader stops the relay, never loses bytes.
+// Moves bytes both ways without blocking on the master or on the caller. The caller's stdin is never made
+// non-blocking (its open file description is the caller's shell's too): it is read once per readiness. An input
+// the pty cannot take yet waits in a buffer and stdin is not read meanwhile. The same the other way: output the
+// caller's stdout cannot take now (a reader that is slow, stuck, or a terminal stopped by ^S) waits in a bounded
+// buffer and the master is not read meanwhile, so the container's writes block on its full pty, no byte is lost,
+// and the monitor's loop goes on serving the limits and the signals (monitor/output_sink.hpp).
 class TerminalRelay {
 public:
     // Takes the master (made non-blocking) and watches it and `fds.in` in its own epoll set.
@@ -69,10 +72,14 @@ private:
     TerminalRelay() = default;
     void dispatch(int timeout_ms);
     void read_output();
+    bool flush_output();
+    void pause_output();
+    void resume_output();
     void read_input();
     void write_input();
     void end_input();
     void watch_master(bool want_output_room);
+    void update_master();
     void watch_input(bool on);
 
     UniqueFd epoll_;
@@ -83,6 +90,13 @@ private:
     bool input_pollable_ = true;  // epoll refuses regular files and /dev/null: read those when the pty has room
     bool input_watched_ = false;  // stdin is in the epoll set
     bool output_open_ = true;     // the caller's stdout took our writes (after EPIPE the output is discarded)
+    OutputSink out_;              // the caller's stdout, written without blocking
+    bool output_paused_ = false;  // out_ is full: watching it for EPOLLOUT, the master not read meanwhile
+    bool master_parked_ = false;  // ... and the master, hung up meanwhile, out of the set (EPOLLHUP is level)
+    bool master_watched_ = false;
+    bool want_master_room_ = false;  // EPOLLOUT on the master: input waits for the pty to take it
+    char output_[16384];          // read from the master, not yet taken by the caller's stdout
+    std::size_t output_size_ = 0, output_offset_ = 0;
     char pending_[4096];          // input read but not yet taken by the pty
     std::size_t pending_size_ = 0, pending_offset_ = 0;
     char last_input_ = '\n';

@@ -31,6 +31,25 @@ Result<void> check(int rc, const char* op, const char* subject) noexcept {
     return {};
 }
 
+Result<void> close_fds_except(unsigned first, const int* keep, int count) noexcept {
+    int sorted[8];
+    if (count < 0 || count > 8) return fail_sys(EINVAL, "close_range", "fds to keep");
+    for (int i = 0; i < count; ++i) {  // insertion sort: a handful of fds, no allocation
+        int j = i;
+        for (; j > 0 && sorted[j - 1] > keep[i]; --j) sorted[j] = sorted[j - 1];
+        sorted[j] = keep[i];
+    }
+    unsigned from = first;
+    for (int i = 0; i < count; ++i) {
+        if (sorted[i] < 0 || static_cast<unsigned>(sorted[i]) < from) continue;
+        auto kept = static_cast<unsigned>(sorted[i]);
+        if (kept > from && ::syscall(SYS_close_range, from, kept - 1, 0) != 0) return fail_sys(errno, "close_range");
+        from = kept + 1;
+    }
+    if (::syscall(SYS_close_range, from, ~0u, 0) != 0) return fail_sys(errno, "close_range");
+    return {};
+}
+
 // runtime-spec config.md "process.terminal"; the master goes to the parent, which forwards it to --console-socket or keeps it for the foreground terminal relay.
 Result<int> open_pty(const ExecPlan& exec, int sync) noexcept {
     int master = ::open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);

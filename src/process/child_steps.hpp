@@ -17,6 +17,12 @@ namespace husk::process::steps {
 void step(int sync, const char* name, Result<void> result) noexcept;
 Result<void> check(int rc, const char* op, const char* subject = "") noexcept;
 
+// Closes every fd from `first` up except the `count` fds in `keep` (in any order, ones below `first` ignored):
+// a child cloned from a parent holding host fds (a cgroup directory, the console socket, namespace files)
+// drops what it does not need before it waits in the container, where a process allowed to ptrace it
+// could take them (runc's in-container process is a fresh exec holding only what it was given).
+Result<void> close_fds_except(unsigned first, const int* keep, int count) noexcept;
+
 // A pty from the devpts at /dev/ptmx as we see it now (the container's, after pivot_root or setns), sized
 // from process.consoleSize. The master goes to the parent (`console` message, for --console-socket); the
 // slave, close-on-exec, is returned.

@@ -27,9 +27,13 @@ using steps::step;
     // 0. Not dumpable before anything else: once we are in the container's pid namespace its processes must
     //    not ptrace us or open /proc/<pid>/fd, /proc/<pid>/exe of a process that still holds husk's fds and
     //    runs husk's binary (CVE-2019-5736, CVE-2016-9962). execve makes the workload dumpable again.
-    //    Then drop the parent's end of the socket, so that EOF means the parent died.
+    //    Then close every fd of the parent's we do not need (its end of the socket, so that EOF means the
+    //    parent died; the container's cgroup directory and the console socket, which are host fds): only
+    //    0-2, the preserved fds, the socket, init's pidfd and root stay.
     step(sync, "dumpable", check(::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "prctl PR_SET_DUMPABLE"));
     ::close(parent_end);
+    const int keep[] = {sync, plan.init_pidfd, plan.init_root.get()};
+    step(sync, "fds", steps::close_fds_except(3u + static_cast<unsigned>(exec.preserve_fds), keep, 3));
     // Our own status file in the host's /proc, read at the end for the verified posture (the container may
     // mount no /proc, or mask it).
     const int status_fd = ::open("/proc/self/status", O_RDONLY | O_CLOEXEC);

@@ -93,6 +93,31 @@ TEST_CASE("an O_PATH fd to a host directory does not reach the container", "[int
     CHECK(fds == std::set<long long>{0, 1, 2, 3});  // 3 was passed on purpose, 4 was not
 }
 
+// --preserve-fds N with a hole in 3..2+N: husk's own fds fill the lowest free numbers, so a preserved number
+// the caller never opened would name one of them (init's root and pidfd were seen there in exec's process).
+TEST_CASE("--preserve-fds with an fd the caller did not open is refused", "[integration][cve]") {
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    std::string id = start_sleeper(sb, b, "holes");
+    HostDirFd host(sb.dir());
+    REQUIRE(host.fd >= 0);
+    SpawnOptions with_fds;
+    with_fds.extra_fds = {host.fd};  // fd 3 of husk; 4 and up are not the caller's
+    Output exec = sb.husk({"exec", "--preserve-fds", "4", id, "/probe", "report"}, with_fds);
+    INFO(exec.describe());
+    CHECK(exec.exit_code == 255);
+    CHECK_THAT(exec.err, Contains("--preserve-fds 4: fd 4 is not open"));
+    stop_and_delete(sb, id);
+
+    Bundle created = with_args(sb, {"/probe", "report"});
+    std::string second = sb.id("holes-create");
+    Output out = sb.create(created, second, {"--preserve-fds", "3"}, with_fds);
+    INFO(out.describe());
+    CHECK(out.exit_code == 1);
+    CHECK_THAT(out.err, Contains("--preserve-fds 3: fd 4 is not open"));
+    check_nothing_left(sb);
+}
+
 TEST_CASE("a process.cwd that leaves the container through /proc/self/fd is refused", "[integration][cve]") {
     int n = GENERATE(range(3, 10));
     Sandbox sb;

@@ -113,6 +113,31 @@ TEST_CASE("run restores its terminal when a signal it does not forward ends it",
     check_nothing_left(sb);
 }
 
+TEST_CASE("run keeps its terminal raw when a signal the caller ignored arrives", "[integration][terminal]") {
+    Sandbox sb;
+    TestTerminal terminal;
+    termios before = terminal.mode();
+    Bundle b = shell_bundle(sb, "echo ready; read x; echo got:$x; exit 4");
+    std::string id = sb.id("tty");
+    SpawnOptions options;
+    options.terminal = terminal.slave();
+    // As nohup leaves SIGHUP: ignored across exec. SIGALRM is one husk neither blocks nor forwards.
+    Process husk = sb.spawn_command({"/bin/sh", "-c", "trap '' ALRM; exec \"$0\" --root \"$1\" run --bundle \"$2\" \"$3\"",
+                                     paths().husk, sb.root(), b.dir, id}, options);
+    terminal.close_slave();
+    REQUIRE(terminal.wait_for("ready"));
+    termios raw = terminal.mode();
+    CHECK_FALSE(same_mode(raw, before));
+    ::kill(husk.pid(), SIGALRM);
+    terminal.type("x\r");  // still relayed, still raw: the container's terminal turns CR into a newline
+    CHECK(terminal.wait_for("got:x"));
+    CHECK(same_mode(terminal.mode(), raw));
+    Output ran = finish(terminal, husk);
+    CHECK(ran.exit_code == 4);
+    CHECK(same_mode(terminal.mode(), before));
+    check_nothing_left(sb);
+}
+
 TEST_CASE("SIGWINCH to run resizes the container's terminal to the caller's size", "[integration][terminal]") {
     Sandbox sb;
     TestTerminal terminal;
