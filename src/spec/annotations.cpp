@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "base/quote.hpp"
+#include "base/size.hpp"
 #include "base/signal_names.hpp"
 
 namespace husk::spec {
@@ -80,23 +81,6 @@ Result<microseconds> parse_duration(std::string_view text) {
         return microseconds(static_cast<microseconds::rep>(*value));
     }
     return bad();
-}
-
-Result<std::uint64_t> parse_size(std::string_view text) {
-    static constexpr Unit units[] = {{"", 1},          {"B", 1},          {"K", 1ull << 10},  {"KiB", 1ull << 10},
-                                     {"M", 1ull << 20}, {"MiB", 1ull << 20}, {"G", 1ull << 30}, {"GiB", 1ull << 30},
-                                     {"KB", 1000},     {"MB", 1000000},   {"GB", 1000000000}};
-    auto n = split_number(text);
-    if (n) {
-        for (const Unit& unit : units) {
-            if (unit.name != n->unit) continue;
-            if (unit.scale == 1 && n->fraction != 0) break;  // a fraction of a byte
-            auto value = scaled(*n, unit.scale);
-            if (!value) return fail_msg("size " + quoted(text) + " is too large");
-            return *value;
-        }
-    }
-    return fail_msg("invalid size " + quoted(text) + " (want bytes, or a number with KiB, MiB, GiB, KB, MB, GB)");
 }
 
 Result<void> parse_husk_annotation(std::string_view key, const std::string& value, HuskAnnotations& out) {

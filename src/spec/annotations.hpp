@@ -30,8 +30,6 @@ struct HuskAnnotations {
 
 // "30s", "500ms", "2m", "1h", "250us", decimals allowed ("1.5s"); a bare "0" is zero. Whole microseconds.
 Result<std::chrono::microseconds> parse_duration(std::string_view text);
-// "4096", "64KiB", "10MB", "1GiB": binary (KiB, MiB, GiB; also K, M, G) and decimal (KB, MB, GB) units.
-Result<std::uint64_t> parse_size(std::string_view text);
 
 // Reads one run.husk.* annotation (key starts with husk_annotation_prefix) into out. The error is the reason
 // alone ("must be greater than 0"), so each caller names the source: the annotation, or the CLI's flag.
