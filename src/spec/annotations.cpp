@@ -99,9 +99,10 @@ Result<void> parse_husk_annotation(std::string_view key, const std::string& valu
         auto size = TRY(parse_size(value));
         if (size == 0) return fail_msg("must be greater than 0");
         out.output_limit = size;
-    } else if (name == "oom-group") {
+    } else if (name == "oom-group" || name == "init") {
         if (value != "true" && value != "false") return fail_msg("want \"true\" or \"false\", not " + quoted(value));
-        out.oom_group = value == "true";
+        if (name == "init") out.init = value == "true";
+        else out.oom_group = value == "true";
     } else if (name == "seccomp-unknown-syscalls") {
         if (value != "error" && value != "skip-allowed")
             return fail_msg("want \"error\" or \"skip-allowed\", not " + quoted(value));
@@ -109,7 +110,7 @@ Result<void> parse_husk_annotation(std::string_view key, const std::string& valu
     } else {
         return fail_msg("unknown husk annotation (known: run.husk.timeout, run.husk.kill-grace, "
                         "run.husk.stop-signal, run.husk.output-limit, run.husk.cpu-limit, run.husk.oom-group, "
-                        "run.husk.seccomp-unknown-syscalls)");
+                        "run.husk.seccomp-unknown-syscalls, run.husk.init)");
     }
     return {};
 }

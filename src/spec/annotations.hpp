@@ -26,6 +26,9 @@ struct HuskAnnotations {
     // run.husk.seccomp-unknown-syscalls: "error" (default) or "skip-allowed": drop syscall names libseccomp
     // does not know where that cannot let a call through (see src/seccomp/filter.hpp).
     bool seccomp_skip_unknown = false;
+    // run.husk.init=true: pid 1 is husk's minimal init (src/init/husk_init.cpp), which runs process.args as
+    // its child, forwards signals, reaps orphans and exits with the program's status, as podman's --init.
+    bool init = false;
 };
 
 // "30s", "500ms", "2m", "1h", "250us", decimals allowed ("1.5s"); a bare "0" is zero. Whole microseconds.

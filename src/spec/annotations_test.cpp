@@ -84,3 +84,12 @@ TEST_CASE("one annotation's error is the reason alone, and the whole map's names
     REQUIRE(husk::spec::parse_husk_annotation("run.husk.output-limit", "64KiB", out));
     CHECK(out.output_limit == 65536u);
 }
+
+TEST_CASE("run.husk.init is true or false, and off unless set", "[spec]") {
+    CHECK_FALSE(parse_husk_annotations({}).value().init);
+    CHECK(parse_husk_annotations({{"run.husk.init", "true"}}).value().init);
+    CHECK_FALSE(parse_husk_annotations({{"run.husk.init", "false"}}).value().init);
+    auto bad = parse_husk_annotations({{"run.husk.init", "1"}});
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().message() == "annotations[\"run.husk.init\"]: want \"true\" or \"false\", not \"1\"");
+}
