@@ -147,4 +147,8 @@ Result<void> watch_container_events(const Runtime& runtime, const std::string& i
 // `husk features`: the runtime-spec features document (features.md) of this build on this kernel, as JSON.
 std::string features_json();
 
+// `husk seccomp-profile`: the seccomp profile husk ships for untrusted code, as a linux.seccomp object
+// (docs/security.md, "The default profile").
+std::string default_seccomp_profile_json();
+
 }  // namespace husk

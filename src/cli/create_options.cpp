@@ -54,7 +54,7 @@ po::options_description create_options_description() {
                                                  "once) (run.husk.kill-grace)")
         ("stop-signal", po::value<std::string>(), "first signal at the deadline (default SIGTERM) "
                                                   "(run.husk.stop-signal)")
-        ("output-limit", po::value<std::string>(), "cap on stdout+stderr bytes together (4096, 64KiB, 10MB; > 0): "
+        ("output-limit", po::value<std::string>(), "cap on stdout+stderr bytes together (4096, 64k, 10MiB; > 0; see SIZES in husk(8)): "
                                                    "husk pumps the output, delivers exactly up to the cap, then kills "
                                                    "the container; reason \"output-limit\" (run.husk.output-limit)")
         ("cpu-limit", po::value<std::string>(), "CPU-time budget of the whole cgroup counted from start (1.5s, 2m; "

@@ -1,9 +1,10 @@
 #include "cli/update_flags.hpp"
 
-#include <cctype>
 #include <charconv>
-#include <cmath>
 #include <limits>
+
+#include "base/quote.hpp"
+#include "base/size.hpp"
 
 namespace husk::cli {
 namespace {
@@ -47,7 +48,8 @@ Result<T> parse_integer(const UpdateFlag& flag) {
 
 Result<std::int64_t> parse_memory(const UpdateFlag& flag) {
     auto value = parse_memory_size(flag.value);
-    if (!value) return std::unexpected(flag_error(flag, value.error().message()));
+    // The size error quotes the value already: `--memory: size "64q": unknown unit "q" (...)`.
+    if (!value) return std::unexpected(Error::msg("--" + flag.name + ": " + value.error().message()));
     return value;
 }
 
@@ -113,29 +115,11 @@ Result<void> apply_one(const UpdateFlag& flag, spec::Resources& r) {
 std::span<const UpdateFlagInfo> update_flags() { return flag_table; }
 
 Result<std::int64_t> parse_memory_size(std::string_view text) {
-    auto invalid = [&](std::string_view why) { return fail_msg(std::string(why) + " (want bytes or 64k, 512m, 1g)"); };
-    if (text == "-1") return -1;
-    // The number ends at the last digit, dot or space: "1.5 GiB" → "1.5" and "GiB".
-    std::size_t last = text.find_last_of("0123456789. ");
-    if (last == std::string_view::npos) return invalid("not a size");
-    std::string_view number = text.substr(0, text[last] == ' ' ? last : last + 1);
-    std::string suffix(text.substr(last + 1));
-    double size = 0;
-    auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), size);
-    if (ec != std::errc() || end != number.data() + number.size() || number.empty() || !(size >= 0))
-        return invalid("not a size");
-    for (char& c : suffix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    double unit = 1;
-    if (!suffix.empty() && suffix != "b") {
-        constexpr std::string_view prefixes = "kmgtp";
-        std::size_t power = prefixes.find(suffix[0]);
-        bool tail_ok = suffix.size() == 1 || suffix.substr(1) == "b" || suffix.substr(1) == "ib";
-        if (power == std::string_view::npos || !tail_ok) return invalid("unknown unit \"" + suffix + "\"");
-        unit = std::ldexp(1.0, 10 * static_cast<int>(power + 1));
-    }
-    double bytes = std::trunc(size * unit);
-    // 2^63 is the first double that does not fit.
-    if (bytes >= std::ldexp(1.0, 63)) return invalid("too large");
+    if (text == "-1") return -1;  // runc's "no limit"
+    std::uint64_t bytes = TRY(parse_size(text));
+    // The spec's fields are int64: 8 EiB and up cannot be written.
+    if (bytes > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+        return fail_msg("size " + quoted(text) + ": too large");
     return static_cast<std::int64_t>(bytes);
 }
 

@@ -4,7 +4,7 @@
 
 using namespace husk::cli;
 
-TEST_CASE("parse_memory_size reads sizes the way runc's go-units RAMInBytes does", "[cli][update]") {
+TEST_CASE("parse_memory_size reads base's size syntax, which reads what runc's go-units RAMInBytes does, and -1", "[cli][update]") {
     CHECK(parse_memory_size("1048576") == 1048576);
     CHECK(parse_memory_size("64m") == 64 * 1024 * 1024);
     CHECK(parse_memory_size("64M") == 64 * 1024 * 1024);
@@ -78,7 +78,8 @@ TEST_CASE("apply_update_flags names the flag and the value it cannot use", "[cli
     CHECK(period.error().message() == "--cpu-period \"-5\": not an unsigned integer");
     auto memory = apply_update_flags({{"memory", "64q"}}, r);
     REQUIRE_FALSE(memory);
-    CHECK(memory.error().message() == "--memory \"64q\": unknown unit \"q\" (want bytes or 64k, 512m, 1g)");
+    CHECK(memory.error().message() ==
+          "--memory: size \"64q\": unknown unit \"q\" (want bytes, or a number and a binary unit: 64k, 512M, 1GiB)");
     CHECK_FALSE(apply_update_flags({{"blkio-weight", "70000"}}, r));
     CHECK_FALSE(apply_update_flags({{"cpuset-cpus", ""}}, r));
     auto rdt = apply_update_flags({{"l3-cache-schema", "L3:0=f"}}, r);

@@ -18,6 +18,7 @@ int verb_update(const Globals&, const Args&);
 int verb_spec(const Globals&, const Args&);
 int verb_features(const Globals&, const Args&);
 int verb_gc(const Globals&, const Args&);
+int verb_seccomp_profile(const Globals&, const Args&);
 
 const std::vector<Verb>& verbs() {
     static const std::vector<Verb> table = {
@@ -37,6 +38,8 @@ const std::vector<Verb>& verbs() {
         {"gc", "delete the stopped containers whose owner (the caller of create/run) and monitor are gone", verb_gc},
         {"spec", "write a default config.json", verb_spec},
         {"features", "print the runtime-spec features document", verb_features},
+        {"seccomp-profile", "print the seccomp profile husk ships for untrusted code (linux.seccomp JSON)",
+         verb_seccomp_profile},
     };
     return table;
 }

@@ -3,6 +3,7 @@
 #include "process/child_main.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -135,8 +136,21 @@ Result<void> wait_for_start(int fifo) noexcept {
         (void)!::write(fds.exec_fifo, "!", 1);
         die_confined(sync, filter, e.context("startContainer hook"), SyncType::exec_failed);
     }
-    ::execve(executable, exec.argv.data(), exec.envp.data());
-    Error e = Error::sys(errno, "exec", executable);
+    //     With run.husk.init, husk-init from its sealed memfd runs the program as its child (the lookup above
+    //     still refuses a program that is not there, before created).
+    //     Every signal is blocked first, and stays blocked across execveat until husk-init waits for them:
+    //     `start` returns once we exec, and a `husk kill` right then would otherwise meet pid 1 without a
+    //     handler, where the kernel drops it (pid_namespaces(7)). Blocked, it waits to be forwarded.
+    const char* operation = "exec";
+    if (plan.init) {
+        sigset_t all;
+        ::sigfillset(&all);
+        if (::sigprocmask(SIG_SETMASK, &all, nullptr) != 0) operation = "sigprocmask";
+        else ::execveat(plan.init.get(), "", plan.init_argv.data(), exec.envp.data(), AT_EMPTY_PATH);
+    } else {
+        ::execve(executable, exec.argv.data(), exec.envp.data());
+    }
+    Error e = Error::sys(errno, operation, plan.init ? "husk-init" : executable);
     (void)!::write(fds.exec_fifo, "!", 1);
     die_confined(sync, filter, e, SyncType::exec_failed);
 }

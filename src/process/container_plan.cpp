@@ -2,6 +2,8 @@
 
 #include <sched.h>
 
+#include "init/sealed_init.hpp"
+
 namespace husk::process {
 namespace {
 
@@ -41,6 +43,11 @@ Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOption
     plan.landlock = std::move(confinement.landlock);
     plan.seccomp = std::move(confinement.seccomp);
     plan.expected = confinement.expected;
+    if (options.husk_init) {
+        plan.init = TRY(init::open_sealed_init());
+        plan.init_argv = {const_cast<char*>("husk-init"), const_cast<char*>("--")};
+        plan.init_argv.insert(plan.init_argv.end(), plan.exec.argv.begin(), plan.exec.argv.end());  // with its NULL
+    }
     return plan;
 }
 

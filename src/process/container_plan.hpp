@@ -5,8 +5,10 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "caps/credentials.hpp"
+#include "husk/unique_fd.hpp"
 #include "hooks/hooks.hpp"
 #include "landlock/landlock.hpp"
 #include "mnt/rootfs.hpp"
@@ -26,6 +28,7 @@ struct PlanOptions {
     bool no_pivot = false;
     int preserve_fds = 0;
     bool seccomp_skip_unknown = false;  // run.husk.seccomp-unknown-syscalls=skip-allowed
+    bool husk_init = false;             // run.husk.init=true
 };
 
 struct ContainerPlan {
@@ -41,6 +44,10 @@ struct ContainerPlan {
     landlock::LandlockPlan landlock;           // enforce == false: none
     std::optional<seccomp::SeccompPlan> seccomp;  // absent: no filter (also for an empty linux.seccomp)
     ExpectedPosture expected;                  // what init must report after the last security step
+    // run.husk.init: the sealed husk-init to execveat instead of the program, and its argv
+    // ("husk-init", "--", process.args..., NULL; pointing into exec.args). Without it: an empty fd.
+    UniqueFd init;
+    std::vector<char*> init_argv;
 };
 
 Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOptions& options);

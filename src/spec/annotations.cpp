@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "base/quote.hpp"
+#include "base/size.hpp"
 #include "base/signal_names.hpp"
 
 namespace husk::spec {
@@ -82,23 +83,6 @@ Result<microseconds> parse_duration(std::string_view text) {
     return bad();
 }
 
-Result<std::uint64_t> parse_size(std::string_view text) {
-    static constexpr Unit units[] = {{"", 1},          {"B", 1},          {"K", 1ull << 10},  {"KiB", 1ull << 10},
-                                     {"M", 1ull << 20}, {"MiB", 1ull << 20}, {"G", 1ull << 30}, {"GiB", 1ull << 30},
-                                     {"KB", 1000},     {"MB", 1000000},   {"GB", 1000000000}};
-    auto n = split_number(text);
-    if (n) {
-        for (const Unit& unit : units) {
-            if (unit.name != n->unit) continue;
-            if (unit.scale == 1 && n->fraction != 0) break;  // a fraction of a byte
-            auto value = scaled(*n, unit.scale);
-            if (!value) return fail_msg("size " + quoted(text) + " is too large");
-            return *value;
-        }
-    }
-    return fail_msg("invalid size " + quoted(text) + " (want bytes, or a number with KiB, MiB, GiB, KB, MB, GB)");
-}
-
 Result<void> parse_husk_annotation(std::string_view key, const std::string& value, HuskAnnotations& out) {
     using std::chrono::duration_cast;
     using std::chrono::milliseconds;
@@ -115,9 +99,10 @@ Result<void> parse_husk_annotation(std::string_view key, const std::string& valu
         auto size = TRY(parse_size(value));
         if (size == 0) return fail_msg("must be greater than 0");
         out.output_limit = size;
-    } else if (name == "oom-group") {
+    } else if (name == "oom-group" || name == "init") {
         if (value != "true" && value != "false") return fail_msg("want \"true\" or \"false\", not " + quoted(value));
-        out.oom_group = value == "true";
+        if (name == "init") out.init = value == "true";
+        else out.oom_group = value == "true";
     } else if (name == "seccomp-unknown-syscalls") {
         if (value != "error" && value != "skip-allowed")
             return fail_msg("want \"error\" or \"skip-allowed\", not " + quoted(value));
@@ -125,7 +110,7 @@ Result<void> parse_husk_annotation(std::string_view key, const std::string& valu
     } else {
         return fail_msg("unknown husk annotation (known: run.husk.timeout, run.husk.kill-grace, "
                         "run.husk.stop-signal, run.husk.output-limit, run.husk.cpu-limit, run.husk.oom-group, "
-                        "run.husk.seccomp-unknown-syscalls)");
+                        "run.husk.seccomp-unknown-syscalls, run.husk.init)");
     }
     return {};
 }

@@ -26,12 +26,13 @@ struct HuskAnnotations {
     // run.husk.seccomp-unknown-syscalls: "error" (default) or "skip-allowed": drop syscall names libseccomp
     // does not know where that cannot let a call through (see src/seccomp/filter.hpp).
     bool seccomp_skip_unknown = false;
+    // run.husk.init=true: pid 1 is husk's minimal init (src/init/husk_init.cpp), which runs process.args as
+    // its child, forwards signals, reaps orphans and exits with the program's status, as podman's --init.
+    bool init = false;
 };
 
 // "30s", "500ms", "2m", "1h", "250us", decimals allowed ("1.5s"); a bare "0" is zero. Whole microseconds.
 Result<std::chrono::microseconds> parse_duration(std::string_view text);
-// "4096", "64KiB", "10MB", "1GiB": binary (KiB, MiB, GiB; also K, M, G) and decimal (KB, MB, GB) units.
-Result<std::uint64_t> parse_size(std::string_view text);
 
 // Reads one run.husk.* annotation (key starts with husk_annotation_prefix) into out. The error is the reason
 // alone ("must be greater than 0"), so each caller names the source: the annotation, or the CLI's flag.

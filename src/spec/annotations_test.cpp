@@ -6,7 +6,6 @@
 using namespace std::chrono_literals;
 using husk::spec::parse_duration;
 using husk::spec::parse_husk_annotations;
-using husk::spec::parse_size;
 
 TEST_CASE("durations take a number and a unit, decimals included", "[spec]") {
     CHECK(parse_duration("30s").value() == 30s);
@@ -28,21 +27,6 @@ TEST_CASE("malformed durations are errors quoting the input", "[spec]") {
         CHECK(parsed.error().message().find(std::string("\"") + bad + "\"") != std::string::npos);
     }
     CHECK_FALSE(parse_duration("99999999999999999h"));
-}
-
-TEST_CASE("sizes take bytes or binary and decimal units", "[spec]") {
-    CHECK(parse_size("4096").value() == 4096);
-    CHECK(parse_size("100B").value() == 100);
-    CHECK(parse_size("64KiB").value() == 65536);
-    CHECK(parse_size("64K").value() == 65536);
-    CHECK(parse_size("10MB").value() == 10000000);
-    CHECK(parse_size("10MiB").value() == 10485760);
-    CHECK(parse_size("1GiB").value() == 1073741824);
-    CHECK(parse_size("1.5KiB").value() == 1536);
-    for (const char* bad : {"", "KiB", "-1", "1.5", "10kb", "1TB", "99999999999999999999", "18446744073709551615K"}) {
-        INFO(bad);
-        CHECK_FALSE(parse_size(bad));
-    }
 }
 
 TEST_CASE("husk annotations are read into typed values", "[spec]") {
@@ -81,7 +65,7 @@ TEST_CASE("bad husk annotations are errors naming the annotation", "[spec]") {
     CHECK(message("run.husk.timeout", "-1s").starts_with("annotations[\"run.husk.timeout\"]: invalid duration"));
     CHECK(message("run.husk.cpu-limit", "0ms") == "annotations[\"run.husk.cpu-limit\"]: must be greater than 0");
     CHECK(message("run.husk.output-limit", "0") == "annotations[\"run.husk.output-limit\"]: must be greater than 0");
-    CHECK(message("run.husk.output-limit", "lots").starts_with("annotations[\"run.husk.output-limit\"]: invalid size"));
+    CHECK(message("run.husk.output-limit", "lots").starts_with("annotations[\"run.husk.output-limit\"]: size \"lots\": not a number"));
     CHECK(message("run.husk.stop-signal", "SIGFOO") ==
           "annotations[\"run.husk.stop-signal\"]: unknown signal \"SIGFOO\"");
     CHECK(message("run.husk.oom-group", "yes") ==
@@ -99,4 +83,13 @@ TEST_CASE("one annotation's error is the reason alone, and the whole map's names
     CHECK(all.error().message() == "annotations[\"run.husk.timeout\"]: must be greater than 0");
     REQUIRE(husk::spec::parse_husk_annotation("run.husk.output-limit", "64KiB", out));
     CHECK(out.output_limit == 65536u);
+}
+
+TEST_CASE("run.husk.init is true or false, and off unless set", "[spec]") {
+    CHECK_FALSE(parse_husk_annotations({}).value().init);
+    CHECK(parse_husk_annotations({{"run.husk.init", "true"}}).value().init);
+    CHECK_FALSE(parse_husk_annotations({{"run.husk.init", "false"}}).value().init);
+    auto bad = parse_husk_annotations({{"run.husk.init", "1"}});
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().message() == "annotations[\"run.husk.init\"]: want \"true\" or \"false\", not \"1\"");
 }

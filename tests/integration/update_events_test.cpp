@@ -128,7 +128,7 @@ TEST_CASE("update refuses bad values and unsupported flags, naming them, and unk
     std::string dir = cgroup_dir(sb, id);
     auto before = knobs(dir);
 
-    require_failure(sb.husk({"update", "--memory", "64q", id}), 1, "--memory \"64q\": unknown unit");
+    require_failure(sb.husk({"update", "--memory", "64q", id}), 1, "--memory: size \"64q\": unknown unit");
     require_failure(sb.husk({"update", "--cpu-quota", "lots", id}), 1, "--cpu-quota \"lots\": not an integer");
     require_failure(sb.husk({"update", "--pids-limit", "", id}), 1, "--pids-limit");
     require_failure(sb.husk({"update", "--l3-cache-schema", "L3:0=f", id}), 1, "Intel RDT");

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -14,6 +15,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -290,6 +292,26 @@ void fork_children(int count) {
     j.begin('{').key("forked").num(forked).key("errno").num(err).end('}').emit();
 }
 
+// Makes one system call a seccomp profile may deny, with arguments that do nothing harmful when it is let
+// through (they fail with EINVAL, EFAULT, ESRCH or EBADF instead), and returns its errno (0: it succeeded).
+// -1: a name this probe does not know.
+long try_syscall(const std::string& name) {
+    long r = -1;
+    errno = 0;
+    if (name == "keyctl") r = syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -1, 0);
+    else if (name == "bpf") r = syscall(SYS_bpf, -1, nullptr, 0);
+    else if (name == "ptrace") r = syscall(SYS_ptrace, 3 /* PTRACE_PEEKUSER */, 0, 0, 0);
+    else if (name == "mount") r = syscall(SYS_mount, nullptr, nullptr, nullptr, 0, nullptr);
+    else if (name == "perf_event_open") r = syscall(SYS_perf_event_open, nullptr, 0, -1, -1, 0);
+    else if (name == "unshare-user") r = syscall(SYS_unshare, CLONE_NEWUSER);
+    else if (name == "clone-user") r = syscall(SYS_clone, CLONE_NEWUSER | CLONE_FS, nullptr, nullptr, nullptr, 0);
+    else if (name == "clone3") r = syscall(SYS_clone3, nullptr, 0);
+    else if (name == "io_uring_setup") r = syscall(SYS_io_uring_setup, 1, nullptr);
+    else if (name == "getpid") r = syscall(SYS_getpid);
+    else return -1;
+    return r < 0 ? errno : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -346,6 +368,10 @@ int main(int argc, char** argv) {
             if (n <= 0) fail("write stdout", errno);
             left -= n;
         }
+    } else if (verb == "syscall" && arg) {
+        long err = try_syscall(arg);
+        if (err < 0) fail("syscall: unknown name", EINVAL);
+        print_errno(static_cast<int>(err));
     } else if (verb == "burn" && arg) {
         // Busy until this process has used MS of CPU time, then exit 0: a known amount of CPU however loaded
         // the machine is (a loop count would take a different CPU time on each machine).
@@ -357,7 +383,7 @@ int main(int argc, char** argv) {
         }
     } else {
         fail("usage: probe report|exit N|sleep S|signal-self SIG|write P|open P|read P|mknod P c|b MAJ MIN|"
-             "stat P|ignore-term sleep S|spam BYTES|fork COUNT|exe-of-parent|burn MS", EINVAL);
+             "stat P|ignore-term sleep S|spam BYTES|fork COUNT|exe-of-parent|burn MS|syscall NAME", EINVAL);
     }
     return 0;
 }

@@ -1,0 +1,93 @@
+// run.husk.init=true: pid 1 is husk-init, run from a sealed memfd, with process.args as its child
+// (src/init/husk_init.cpp): exit status mirrored, signals forwarded, orphans reaped, no writable binary.
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <string>
+#include <vector>
+
+#include "harness.hpp"
+#include "monitor_support.hpp"
+
+using namespace husk::test;
+
+namespace {
+
+Bundle with_init(Sandbox& sb, std::vector<std::string> args) {
+    Bundle b = with_args(sb, std::move(args));
+    b.config["annotations"]["run.husk.init"] = "true";
+    return b;
+}
+
+}  // namespace
+
+TEST_CASE("with run.husk.init the container's status is the program's, or 128 + the signal that ended it",
+          "[integration][init]") {
+    Sandbox sb;
+    Bundle exits = with_init(sb, {"/probe", "exit", "7"});
+    Output run = sb.run(exits, sb.id("exit7"));
+    INFO(run.describe());
+    CHECK(run.exit_code == 7);
+    // The program kills itself with SIGTERM: as pid 1 it could not (its own signals are ignored there).
+    Bundle signaled = with_init(sb, {"/probe", "signal-self", std::to_string(SIGTERM)});
+    run = sb.run(signaled, sb.id("term"));
+    INFO(run.describe());
+    CHECK(run.exit_code == 128 + SIGTERM);
+}
+
+TEST_CASE("with run.husk.init the program runs as pid 1's child and orphans are reaped", "[integration][init]") {
+    Sandbox sb;
+    // Each inner shell leaves a sleep behind that is reparented to pid 1 and ends 0.1 s later; then count the
+    // zombies in the pid namespace (busybox ps is not needed: /proc/PID/status says "State: Z").
+    const std::string script =
+        "echo parent $PPID; for i in 1 2 3 4 5; do sh -c 'sleep 0.1 &'; done; sleep 1; "
+        "zombies=0; for s in /proc/[0-9]*/status; do "
+        "  while read -r k v rest; do [ \"$k\" = State: ] && [ \"$v\" = Z ] && zombies=$((zombies+1)); done < $s; "
+        "done; echo zombies $zombies";
+    Bundle b = with_init(sb, {"/bin/sh", "-c", script});
+    Output run = sb.run(b, sb.id("reap"));
+    INFO(run.describe());
+    REQUIRE(run.exit_code == 0);
+    CHECK(lines(run.out) == std::vector<std::string>{"parent 1", "zombies 0"});
+}
+
+TEST_CASE("with run.husk.init SIGTERM from husk kill reaches a program that has no handler for it",
+          "[integration][init]") {
+    Sandbox sb;
+    // As pid 1 busybox sleep would ignore SIGTERM (no handler, pid_namespaces(7)); as init's child it dies.
+    Bundle b = with_init(sb, {"/bin/sleep", "60"});
+    std::string id = sb.id("term");
+    create_and_start(sb, b, id);
+    require_ok(sb.husk({"kill", id, "TERM"}));
+    Json st = wait_for_exit(sb, id);
+    INFO(st.dump());
+    CHECK(st["husk"]["exit"]["code"].num() == 128 + SIGTERM);
+    require_ok(sb.husk({"delete", id}));
+}
+
+TEST_CASE("with run.husk.init the container cannot open its init's binary for writing (CVE-2019-5736)",
+          "[integration][init][cve]") {
+    Sandbox sb;
+    Bundle b = with_init(sb, {"/probe", "exe-of-parent"});
+    Output run = sb.run(b, sb.id("exe"));
+    INFO(run.describe());
+    REQUIRE(run.exit_code == 0);
+    Json r = last_json_line(run.out);
+    INFO(r.dump());
+    CHECK(r["path"].str() == "/proc/1/exe");
+    CHECK(r["writeErrno"].num() != 0);
+    // It is the sealed memfd, no file of the host.
+    Bundle link = with_init(sb, {"/bin/readlink", "/proc/1/exe"});
+    run = sb.run(link, sb.id("link"));
+    INFO(run.describe());
+    CHECK(lines(run.out) == std::vector<std::string>{"/memfd:husk-init (deleted)"});
+}
+
+TEST_CASE("run.husk.init takes true or false", "[integration][init]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/probe", "exit", "0"});
+    b.config["annotations"]["run.husk.init"] = "yes";
+    Output run = sb.run(b, sb.id("bad"));
+    CHECK(run.exit_code != 0);
+    CHECK(run.err.find("annotations[\"run.husk.init\"]: want \"true\" or \"false\"") != std::string::npos);
+}
