@@ -33,7 +33,7 @@ po::options_description global_options() {
 void print_help(const po::options_description& options) {
     std::printf("husk: an OCI container runtime that records why containers stop\n\n"
                 "Usage: husk [global options] COMMAND [command options] [arguments]\n\nCommands:\n");
-    for (const Verb& verb : verbs()) std::printf("  %-10s %s\n", verb.name, verb.summary);
+    for (const Verb& verb : verbs()) std::printf("  %-16s %s\n", verb.name, verb.summary);
     std::printf("\n%s\nRun 'husk COMMAND --help' for a command's options.\n"
                 "husk's own limits: create and run take --timeout, --kill-grace, --stop-signal, --output-limit and\n"
                 "--cpu-limit (or the run.husk.* annotations they set); `husk state` says why a container stopped\n"
