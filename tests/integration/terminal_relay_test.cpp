@@ -117,7 +117,9 @@ TEST_CASE("run keeps its terminal raw when a signal the caller ignored arrives",
     Sandbox sb;
     TestTerminal terminal;
     termios before = terminal.mode();
-    Bundle b = shell_bundle(sb, "echo ready; read x; echo got:$x; exit 4");
+    // The second read keeps the container (and so the relay) alive while the mode is checked: once it exits,
+    // husk restores the terminal, and a check after "got:x" alone would race that.
+    Bundle b = shell_bundle(sb, "echo ready; read x; echo got:$x; read y; exit 4");
     std::string id = sb.id("tty");
     SpawnOptions options;
     options.terminal = terminal.slave();
@@ -132,6 +134,7 @@ TEST_CASE("run keeps its terminal raw when a signal the caller ignored arrives",
     terminal.type("x\r");  // still relayed, still raw: the container's terminal turns CR into a newline
     CHECK(terminal.wait_for("got:x"));
     CHECK(same_mode(terminal.mode(), raw));
+    terminal.type("y\r");
     Output ran = finish(terminal, husk);
     CHECK(ran.exit_code == 4);
     CHECK(same_mode(terminal.mode(), before));
