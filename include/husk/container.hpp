@@ -50,11 +50,17 @@ struct VerdictTarget {
     bool wanted() const { return !path.empty() || fd >= 0; }
 };
 
+// How `husk run` in the foreground passes the program's output on (docs/husk.8.md, OUTPUT FORMAT): text, stdout
+// and stderr to husk's own as they are; json, one JSON line per chunk on husk's stdout ({"stream","t","data"},
+// base64 for bytes that are not UTF-8), then the verdict as the last line. Refused with process.terminal.
+enum class OutputFormat { text, json };
+
 struct RunOptions {
     CreateOptions create;
     bool detach = false;
     bool keep = false;            // keep the stopped container's state after it exits
     VerdictTarget verdict;        // foreground only
+    OutputFormat output_format = OutputFormat::text;  // foreground only
 };
 
 Result<void> create_container(const Runtime& runtime, const CreateOptions& options);
@@ -68,9 +74,9 @@ struct RunOutcome {
 };
 Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& options);
 // The verdict of a run refused before run_container was reached (its flags did not parse): reason `refused`;
-// `status` is what husk exits with.
+// `status` is what husk exits with. With json, also the verdict line on stdout (the one line of the run).
 Result<void> deliver_refused_verdict(const VerdictTarget& target, const std::string& id, const Error& error,
-                                     int status);
+                                     int status, OutputFormat format = OutputFormat::text);
 // `husk exec`: a new process in a running (or created) container, runc's flags. Without `process`, the
 // stored config.json's process with args replaced and the flags applied as runc applies them.
 struct ExecOptions {

@@ -1,5 +1,6 @@
 #include "cli/cli.hpp"
 #include "cli/create_options.hpp"
+#include "cli/foreground_options.hpp"
 
 namespace husk::cli {
 
@@ -12,29 +13,40 @@ int verb_run(const Globals& globals, const Args& args) {
                                               "usage, security, limits; husk(8) VERDICT) to FILE, atomically; also "
                                               "when the config is refused or setup fails")
         ("verdict-fd", po::value<int>(), "the same, written to the inherited fd N in one write");
+    add_output_format_option(options);
     po::positional_options_description positional;
     positional.add("id", 1);
     po::variables_map vm;
     int status = 0;
-    if (!parse_verb("run", "[options] ID", options, positional, args, vm, &status)) return status;
+    std::string usage_error;
+    if (!parse_verb("run", "[options] ID", options, positional, args, vm, &status, &usage_error)) {
+        if (status != 0) deliver_unparsed_refusal(globals, "run", args, usage_error, status);
+        return status;
+    }
     RunOptions run;
     if (vm.count("verdict")) run.verdict.path = vm["verdict"].as<std::string>();
     if (vm.count("verdict-fd")) run.verdict.fd = vm["verdict-fd"].as<int>();
+    auto format = read_output_format(vm);
+    if (format) run.output_format = *format;
     const std::string id = vm.count("id") ? vm["id"].as<std::string>() : "";
-    // A refusal still delivers the one verdict the caller waits for.
+    // A refusal still delivers the one verdict the caller waits for (with json, also as the stream's one line).
     auto refuse = [&](const std::string& message) {
         std::fprintf(stderr, "husk: run: %s\n", message.c_str());
-        if (run.verdict.wanted())
-            if (auto delivered = deliver_refused_verdict(run.verdict, id, Error::msg(message), 2); !delivered)
+        if (run.verdict.wanted() || run.output_format == OutputFormat::json)
+            if (auto delivered = deliver_refused_verdict(run.verdict, id, Error::msg(message), 2, run.output_format);
+                !delivered)
                 report(globals, "run " + id, delivered.error());
         return 2;
     };
+    if (!format) return refuse(format.error().message());
     if (!run.verdict.path.empty() && run.verdict.fd >= 0) {
         run.verdict.fd = -1;
         return refuse("--verdict and --verdict-fd exclude each other");
     }
     if (vm.count("verdict-fd") && vm["verdict-fd"].as<int>() < 0) return refuse("--verdict-fd: needs an fd >= 0");
     if (run.verdict.wanted() && vm.count("detach")) return refuse("--verdict needs a foreground run, not --detach");
+    if (run.output_format == OutputFormat::json && vm.count("detach"))
+        return refuse("--output-format json needs a foreground run, not --detach");
     auto read = read_create_options(vm);
     if (!read) return refuse(read.error().message());
     run.create = std::move(*read);

@@ -190,6 +190,35 @@ TEST_CASE("husk run --verdict: refused before anything exists, setup-failed afte
     check_nothing_left(sb);
 }
 
+TEST_CASE("husk run --verdict: a command line that does not parse is still refused with one verdict",
+          "[integration][verdict]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/bin/true"});
+    b.write();
+    std::string verdict = sb.dir() + "/verdict.json";
+    // An unknown flag, a value boost cannot convert, a flag with no value: each before or after --verdict.
+    std::vector<std::string> args = GENERATE(std::vector<std::string>{"--no-such-flag", "--verdict", "VERDICT"},
+                                             std::vector<std::string>{"--verdict=VERDICT", "--preserve-fds", "many"},
+                                             std::vector<std::string>{"--verdict", "VERDICT", "--timeout"});
+    for (auto& arg : args)
+        if (auto at = arg.find("VERDICT"); at != std::string::npos) arg.replace(at, 7, verdict);
+    std::vector<std::string> command = {"run", "--bundle", b.dir};
+    command.insert(command.end(), args.begin(), args.end());
+    command.push_back(sb.id("unparsed"));
+    Output run = sb.husk(command);
+    INFO(run.describe());
+    CHECK(run.exit_code == 2);
+    std::string text = read_file(verdict);
+    INFO("verdict: " << text);
+    REQUIRE(lines(text).size() == 1);
+    Json v = Json::parse(text);
+    CHECK(v["exit"]["reason"].str() == "refused");
+    CHECK(v["status"].num() == 2);
+    CHECK_FALSE(v["exit"]["detail"].str().empty());
+    CHECK_THAT(run.err, Contains(v["exit"]["detail"].str()));
+    check_nothing_left(sb);
+}
+
 TEST_CASE("husk run --verdict-fd writes the verdict once, in one line, to the fd it inherited",
           "[integration][verdict]") {
     Sandbox sb;
