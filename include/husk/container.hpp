@@ -105,8 +105,13 @@ Result<ExecOutcome> exec_container(const Runtime& runtime, const ExecOptions& op
 
 Result<std::string> container_state_json(const Runtime& runtime, const std::string& id);
 Result<void> kill_container(const Runtime& runtime, const std::string& id, int signal, bool all);
-// Warnings (a failing poststop hook) are returned for the CLI to print.
-Result<std::vector<std::string>> delete_container(const Runtime& runtime, const std::string& id, bool force);
+// Warnings (a failing poststop hook) are returned for the CLI to print. A container that delete --force kills, or
+// that stopped just before, keeps its record until its live monitor has recorded the exit (at most 5 s), so the
+// verdict is the monitor's (`killed`) and `husk state` answers meanwhile. `final_state` (delete --print-state):
+// the state JSON of that record as `husk state` prints it, husk.exit included; set once known, also when the
+// delete fails afterwards; left empty when there is no record (an unknown id with --force).
+Result<std::vector<std::string>> delete_container(const Runtime& runtime, const std::string& id, bool force,
+                                                  std::string* final_state = nullptr);
 
 // cgroup.freeze (cgroup v2 core: no controller needed); status becomes "paused" / "running".
 Result<void> pause_container(const Runtime& runtime, const std::string& id);

@@ -31,7 +31,7 @@ int verb_run(const Globals& globals, const Args& args) {
     const std::string id = vm.count("id") ? vm["id"].as<std::string>() : "";
     // A refusal still delivers the one verdict the caller waits for (with json, also as the stream's one line).
     auto refuse = [&](const std::string& message) {
-        std::fprintf(stderr, "husk: run: %s\n", message.c_str());
+        std::fprintf(messages(), "husk: run: %s\n", message.c_str());
         if (run.verdict.wanted() || run.output_format == OutputFormat::json)
             if (auto delivered = deliver_refused_verdict(run.verdict, id, Error::msg(message), 2, run.output_format);
                 !delivered)

@@ -120,13 +120,12 @@ void append_verdict_line(std::string& out, double t, std::string_view verdict_js
 }
 
 std::size_t ChunkEncoder::encode(std::string& out, std::string_view stream, double t, std::string_view data) {
-    // What was carried goes first; the copy is bounded by one chunk of the pump (its read buffer).
+    // What was carried goes first; the copy is bounded by one chunk of the pump (its read buffer), and the
+    // buffer keeps its capacity from one carry to the next.
     std::string_view whole = data;
-    std::string joined;
     if (carry_size_ > 0) {
-        joined.reserve(carry_size_ + data.size());
-        joined.append(carry_, carry_size_).append(data);
-        whole = joined;
+        joined_.assign(carry_, carry_size_).append(data);
+        whole = joined_;
         carry_size_ = 0;
     }
     Utf8Prefix prefix = scan_utf8(whole);

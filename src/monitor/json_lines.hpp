@@ -45,6 +45,7 @@ public:
 private:
     char carry_[4] = {};
     std::size_t carry_size_ = 0;
+    std::string joined_;  // carried bytes + the next chunk
 };
 
 // The pump's side of json: both streams' lines into one output (husk's stdout), a line at a time and never two

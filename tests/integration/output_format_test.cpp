@@ -209,3 +209,43 @@ TEST_CASE("json: a refusal is one verdict line on stdout, reason refused, and hu
     CHECK_THAT(run.err, Contains(expected_detail));
     check_nothing_left(sb);
 }
+
+TEST_CASE("--message-fd: husk's own messages go to that fd, and husk's stderr is the program's alone",
+          "[integration][output-format][messages]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/bin/sh", "-c", "echo from-the-program >&2"});
+    // A failing poststart hook is a warning husk prints while the program runs.
+    b.config["hooks"]["poststart"] = Json::array({Json::object({{"path", "/bin/false"}})});
+    std::string messages = sb.dir() + "/messages";
+    SpawnOptions options;
+    options.env = {"MESSAGES=" + messages};
+    std::vector<std::string> argv = {"/bin/sh", "-c", "exec \"$@\" 3>>\"$MESSAGES\"", "sh", paths().husk,
+                                     "--root", sb.root(), "--message-fd", "3", "run", "--bundle", b.dir};
+    SECTION("a run with a warning") {
+        b.write();
+        argv.push_back(sb.id("messages"));
+        Output run = sb.command(argv, options);
+        INFO(run.describe());
+        CHECK(run.exit_code == 0);
+        CHECK(run.err == "from-the-program\n");
+        CHECK_THAT(read_file(messages), Contains("husk: warning: run ") && Contains("poststart hook"));
+    }
+    SECTION("a command line husk refuses") {
+        argv.insert(argv.end(), {"--no-such-flag", sb.id("refused")});
+        Output run = sb.command(argv, options);
+        INFO(run.describe());
+        CHECK(run.exit_code == 2);
+        CHECK(run.err.empty());
+        CHECK_THAT(read_file(messages), Contains("husk: run: ") && Contains("no-such-flag"));
+    }
+    SECTION("an fd that is not open, or stdout") {
+        for (const char* fd : {"9", "1"}) {
+            Output run = sb.husk({"--message-fd", fd, "state", "x"});
+            INFO(run.describe());
+            CHECK(run.exit_code == 2);
+            CHECK(run.out.empty());
+            CHECK_THAT(run.err, Contains(std::string("--message-fd ") + fd));
+        }
+    }
+    check_nothing_left(sb);
+}

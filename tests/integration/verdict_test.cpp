@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include "harness.hpp"
@@ -394,5 +395,47 @@ TEST_CASE("husk create --die-with-parent: the caller SIGKILLed, the monitor kill
         std::this_thread::sleep_for(Ms(10));
     CHECK_FALSE(process_alive(init));
     CHECK(::access((sb.root() + "/" + id).c_str(), F_OK) != 0);
+    check_nothing_left(sb);
+}
+
+TEST_CASE("husk delete --force --print-state cancels a container and prints its final state with the monitor's verdict",
+          "[integration][delete][cancel]") {
+    Sandbox sb;
+    std::string mode = GENERATE(std::string("run"), std::string("create"));
+    INFO(mode);
+    Bundle b = written_sleeper(sb);
+    std::optional<BackgroundRun> run;
+    std::string id;
+    if (mode == "run") {
+        run.emplace(sb, b, "cancelled", std::vector<std::string>{});
+        id = run->id;
+    } else {
+        id = sb.id("cancelled");
+        create_and_start(sb, b, id);
+    }
+    Output del = sb.husk({"delete", "--force", "--print-state", id});
+    INFO(del.describe());
+    CHECK(del.exit_code == 0);
+    Json st = Json::parse(del.out);
+    CHECK(st["id"].str() == id);
+    CHECK(st["status"].str() == "stopped");
+    const Json& exit = st["husk"]["exit"];
+    CHECK(exit["reason"].str() == "killed");
+    CHECK(exit["signal"].num() == SIGKILL);
+    CHECK(st["husk"].contains("usage"));
+    if (run) {
+        // husk run's own verdict is the same: the monitor recorded it before the state went away.
+        Output out;
+        Json v = run->wait(out);
+        INFO(out.describe() << "; verdict " << v.dump());
+        CHECK(out.exit_code == 128 + SIGKILL);
+        CHECK(v["exit"]["reason"].str() == "killed");
+        CHECK(v["exit"]["detail"].str() == exit["detail"].str());
+    }
+    CHECK(sb.husk({"state", id}).exit_code != 0);  // gone
+    // An unknown id with --force is not an error, and there is no state to print.
+    Output again = sb.husk({"delete", "--force", "--print-state", id});
+    CHECK(again.exit_code == 0);
+    CHECK(again.out.empty());
     check_nothing_left(sb);
 }
