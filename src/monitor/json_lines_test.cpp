@@ -1,8 +1,14 @@
 #include "monitor/json_lines.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <vector>
+
+#include "base/fs.hpp"
 
 using namespace husk::monitor;
 
@@ -114,4 +120,38 @@ TEST_CASE("bytes still carried when the stream ends go out as base64", "[monitor
     out.clear();
     CHECK(encoder.finish(out, "stderr", 0) == 0);  // nothing twice
     CHECK(out.empty());
+}
+
+TEST_CASE("JsonLineOutput holds a line a full output did not take, and counts bytes once their line is out",
+          "[monitor][json-lines]") {
+    auto pipe = husk::open_pipe();
+    REQUIRE(pipe);
+    REQUIRE(::fcntl(pipe->write_end.get(), F_SETFL, O_NONBLOCK) == 0);
+    REQUIRE(::fcntl(pipe->write_end.get(), F_SETPIPE_SZ, 4096) == 4096);
+    int reader = pipe->read_end.get();
+    JsonLineOutput output(std::move(pipe->write_end), std::chrono::steady_clock::now());
+    output.chunk(0, std::string(3000, 'a'));
+    CHECK(output.flush() == JsonLineOutput::Flush::done);
+    CHECK(output.delivered(0) == 3000);
+    output.chunk(1, std::string(3000, 'b'));  // more than the pipe has room for now
+    CHECK(output.busy());
+    CHECK(output.flush() == JsonLineOutput::Flush::blocked);
+    CHECK(output.delivered(1) == 0);  // its line is not out whole
+    std::string got(8192, '\0');
+    ssize_t n = ::read(reader, got.data(), got.size());
+    REQUIRE(n > 0);
+    got.resize(static_cast<std::size_t>(n));
+    CHECK(output.flush() == JsonLineOutput::Flush::done);
+    CHECK_FALSE(output.busy());
+    CHECK(output.delivered(1) == 3000);
+    REQUIRE(::fcntl(reader, F_SETFL, O_NONBLOCK) == 0);  // the write end stays open: read what is there
+    char rest[8192];
+    for (ssize_t more; (more = ::read(reader, rest, sizeof rest)) > 0;) got.append(rest, static_cast<std::size_t>(more));
+    std::vector<std::string> lines;
+    for (std::size_t at = 0, end; (end = got.find('\n', at)) != std::string::npos; at = end + 1)
+        lines.push_back(got.substr(at, end - at));
+    REQUIRE(lines.size() == 2);
+    CHECK(lines[0].find("\"stream\":\"stdout\"") != std::string::npos);
+    CHECK(lines[1].find("\"stream\":\"stderr\"") != std::string::npos);
+    CHECK(lines[1].find(std::string(3000, 'b')) != std::string::npos);
 }

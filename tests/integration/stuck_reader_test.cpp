@@ -140,6 +140,22 @@ std::string pattern(size_t size) {
     return out;
 }
 
+// The program's stdout out of --output-format json's lines (ASCII here, so never base64); the last line must be
+// the verdict.
+std::string json_stdout(const std::string& stream) {
+    std::vector<std::string> all = lines(stream);
+    REQUIRE_FALSE(all.empty());
+    CHECK(Json::parse(all.back())["stream"].str() == "verdict");
+    std::string out;
+    for (std::size_t i = 0; i + 1 < all.size(); ++i) {
+        Json line = Json::parse(all[i]);
+        CHECK(line["stream"].str() == "stdout");
+        CHECK_FALSE(line.contains("encoding"));
+        out += line["data"].str();
+    }
+    return out;
+}
+
 // CPU time `pid` has used (utime + stime, proc(5) fields 14 and 15), in clock ticks.
 long cpu_ticks(pid_t pid) {
     std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
@@ -232,8 +248,8 @@ TEST_CASE("a reader that never reads husk's stdout does not stop the wall-time l
 }
 
 TEST_CASE("a slow reader of husk's stdout gets every byte the container wrote",
-          "[integration][monitor][stuck-reader]") {
-    Route route = GENERATE(Route::relay, Route::pump);
+          "[integration][monitor][stuck-reader][output-format]") {
+    Route route = GENERATE(Route::relay, Route::pump, Route::json);
     INFO(route_name(route));
     Sandbox sb;
     constexpr size_t size = 4 << 20;
@@ -251,6 +267,7 @@ TEST_CASE("a slow reader of husk's stdout gets every byte the container wrote",
     Output out = husk.wait();
     INFO(out.describe());
     CHECK(out.exit_code == 0);
+    if (route == Route::json) got = json_stdout(got);
     CHECK(got.size() == size);
     CHECK((got == pattern(size)));
     Json st = wait_for_exit(sb, id);
