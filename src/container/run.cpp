@@ -45,6 +45,7 @@ Result<RunOutcome> run_foreground(const Runtime& runtime, const RunOptions& opti
         auto launch = TRY(container::prepare_launch(runtime, options.create, container::PtyRelay::offered));
         progress.prepared = true;
         progress.verdict.policy = launch->policy;
+        launch->record.monitor_deletes = !options.keep;  // husk gc's cue if husk is lost before it deletes
         launch->spawn_attempted = true;
         auto spawned = TRY(process::spawn_init(launch->plan, *launch->buffers,
                                                container::spawn_options(*launch, process::Parent::spawner)));

@@ -156,8 +156,9 @@ Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, con
         args.cgroup = static_cast<std::uint64_t>(options.cgroup_fd);
     }
     long pid = sys::clone3(&args);
-    if (pid == 0) child_main(plan, ChildFds{child_end.get(), options.exec_fifo, &close_first,
-                                                            options.stdout_pipe, options.stderr_pipe}, buffers);
+    if (pid == 0)
+        child_main(plan, ChildFds{child_end.get(), options.exec_fifo, &close_first, options.stdout_pipe,
+                                  options.stderr_pipe, options.parent_death_signal}, buffers);
     int clone_errno = errno;
     auto restored = for_children.restore();
     if (pid < 0) return fail_sys(clone_errno, "clone3", "container init");

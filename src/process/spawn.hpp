@@ -31,6 +31,9 @@ struct SpawnOptions {
     int stdout_pipe = -1;      // the output pump's write ends, init's fds 1 and 2 from exec on (-1: inherit)
     int stderr_pipe = -1;
     std::optional<int> oom_score_adj;
+    // --die-with-parent, when init's parent is the spawner (the process that watches the caller): the signal
+    // init gets from the kernel if that process dies first (PR_SET_PDEATHSIG); 0 for none.
+    int parent_death_signal = 0;
     // Fds of ours the child must close before anything else: the state dir's flock would otherwise stay held
     // by init until it execs, and `start` would wait for it forever.
     std::vector<int> close_in_child;
