@@ -75,9 +75,7 @@ Result<void> drive_setup(const ContainerPlan& plan, Spawned& child, int sync, co
                 break;
             }
             case SyncType::console:
-                if (!fd) return fail_sys(EPROTO, "sync receive", "console without its pty master");
-                if (options.console_target == ConsoleTarget::spawner) child.console = std::move(fd);
-                else TRY(forward_console(options.console_socket, fd.get()));
+                TRY(deliver_console(std::move(fd), options.console_target, options.console_socket, child.console));
                 break;
             case SyncType::seccomp_listener:
                 // The state says "creating", as for the hooks that run now.
@@ -113,11 +111,16 @@ void abandon(const Spawned& child, const SpawnOptions& options) {
 
 }  // namespace
 
-Result<void> forward_console(int console_socket, int master) {
+Result<void> deliver_console(UniqueFd master, ConsoleTarget target, int console_socket, UniqueFd& kept) {
+    if (!master) return fail_sys(EPROTO, "sync receive", "console without its pty master");
+    if (target == ConsoleTarget::spawner) {
+        kept = std::move(master);
+        return {};
+    }
     if (console_socket < 0) return fail_msg("process.terminal is true but no --console-socket was given");
     // runc sends the name "/dev/ptmx" with the master.
     static constexpr char name[] = "/dev/ptmx";
-    if (auto sent = send_with_fd(console_socket, name, sizeof name - 1, master); !sent)
+    if (auto sent = send_with_fd(console_socket, name, sizeof name - 1, master.get()); !sent)
         return fail_sys(sent.error().err, "send to console socket");
     return {};
 }

@@ -52,8 +52,9 @@ struct Spawned {
     UniqueFd console;  // the pty master, with ConsoleTarget::spawner and process.terminal
 };
 
-// Sends the pty master to the --console-socket peer, as runc does (one fd in SCM_RIGHTS, named "/dev/ptmx").
-Result<void> forward_console(int console_socket, int master);
+// The pty master the child sent (SyncType::console) goes where `target` says: kept in `kept` for the spawner's
+// relay, or sent to the --console-socket peer as runc does (one fd in SCM_RIGHTS, named "/dev/ptmx").
+Result<void> deliver_console(UniqueFd master, ConsoleTarget target, int console_socket, UniqueFd& kept);
 
 // SCMP_ACT_NOTIFY: the listener fd the process sent and its container process state (pid, listenerMetadata,
 // the OCI state `state_json`) go to linux.seccomp.listenerPath (config-linux.md "Seccomp"), as runc does.
