@@ -63,6 +63,7 @@ Result<RunOutcome> run_foreground(const Runtime& runtime, const RunOptions& opti
         monitor::WaitOptions wait;
         wait.role = monitor::Role::parent;
         wait.sync = spawned.sync.get();
+        wait.init_report = spawned.init_report.get();
         wait.forward = forward;
         auto enforcer = std::make_shared<const monitor::Enforcer>(plan, spawned.pid, spawned.pidfd.get());
         wait.cancel = monitor::Cancel{plan.policy.grace, [enforcer] { enforcer->kill(); }};

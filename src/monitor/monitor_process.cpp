@@ -44,6 +44,7 @@ void detach(std::vector<int> keep) {
                               std::optional<OutputPlumbing> output, std::optional<Caller> caller) {
     ::close(report);
     std::vector<int> keep = {init.pidfd.get(), init.sync.get()};
+    if (init.init_report) keep.push_back(init.init_report.get());
     if (output) {
         output->pipes.stdout_write.reset();
         output->pipes.stderr_write.reset();
@@ -56,6 +57,7 @@ void detach(std::vector<int> keep) {
     WaitOptions options;
     options.role = role;
     options.sync = init.sync.get();
+    options.init_report = init.init_report.get();
     options.pid = init.pid;
     add_limits(plan, init.pid, init.pidfd.get(), std::move(output), options);
     if (caller) {

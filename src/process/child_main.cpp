@@ -33,6 +33,9 @@ Result<void> setup_console(const ContainerPlan& plan, int sync) noexcept {
 // at the output pump, every fd but 0-2 and --preserve-fds close-on-exec), then Landlock and seccomp.
 const char* confine_for_exec(const ContainerPlan& plan, const ChildFds& fds, int sync, int& landlock_abi) noexcept {
     const char* executable = steps::prepare_for_exec(plan.exec, fds.stdout_pipe, fds.stderr_pipe, sync);
+    // husk-init's report pipe survives its execveat; husk-init makes it close-on-exec again before the program.
+    if (plan.init_report_write)
+        step(sync, "husk-init", check(::fcntl(plan.init_report_write.get(), F_SETFD, 0), "fcntl", "husk-init report"));
     step(sync, "security", steps::confine(plan.landlock, plan.seccomp ? &*plan.seccomp : nullptr, sync, landlock_abi));
     return executable;
 }

@@ -1,5 +1,6 @@
 #include "process/spawn.hpp"
 
+#include <fcntl.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -165,7 +166,7 @@ Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, con
     int clone_errno = errno;
     auto restored = for_children.restore();
     if (pid < 0) return fail_sys(clone_errno, "clone3", "container init");
-    Spawned child{static_cast<pid_t>(pid), UniqueFd(pidfd), {}, {}, {}};
+    Spawned child{static_cast<pid_t>(pid), UniqueFd(pidfd), {}, {}, {}, {}};
     child_end.reset();
     if (!restored) {
         abandon(child, options);
@@ -174,6 +175,10 @@ Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, con
 
     auto setup = [&]() -> Result<void> {
         if (options.on_cloned) TRY(options.on_cloned(child.pid));
+        if (plan.init_report_read) {
+            child.init_report.reset(::fcntl(plan.init_report_read.get(), F_DUPFD_CLOEXEC, 3));
+            if (!child.init_report) return fail_sys(errno, "fcntl F_DUPFD_CLOEXEC", "husk-init report");
+        }
         TRY(ns::write_id_maps(plan.namespaces, child.pid));
         if (options.oom_score_adj) {
             UniqueFd proc = TRY(open_proc_pid(child.pid));

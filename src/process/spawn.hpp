@@ -50,6 +50,7 @@ struct Spawned {
     UniqueFd sync;  // stays open: init reports a failed execve after start through it
     std::optional<Posture> posture;  // what init reported in force, checked against the plan
     UniqueFd console;  // the pty master, with ConsoleTarget::spawner and process.terminal
+    UniqueFd init_report;  // run.husk.init: husk-init's report of the program's wait status (ContainerPlan)
 };
 
 // The pty master the child sent (SyncType::console) goes where `target` says: kept in `kept` for the spawner's
