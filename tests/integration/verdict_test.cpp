@@ -309,6 +309,18 @@ TEST_CASE("husk run --die-with-parent: the caller SIGKILLed, the container is ki
     check_nothing_left(sb);
 }
 
+// Waits (at most 20 s) until start has recorded `started`: `running` is observed a moment before (exec.fifo
+// consumed), and a husk killed in between leaves a record that never says the container started.
+void wait_started(Sandbox& sb, const std::string& id) {
+    auto deadline = std::chrono::steady_clock::now() + Ms(20000);
+    for (;;) {
+        Json st = sb.state(id);
+        if (st["husk"].contains("started")) return;
+        if (std::chrono::steady_clock::now() > deadline) FAIL("never started: " << st.dump());
+        std::this_thread::sleep_for(Ms(20));
+    }
+}
+
 // Waits (at most 20 s) until `pid` is gone; true if it is.
 bool wait_gone(pid_t pid) {
     auto deadline = std::chrono::steady_clock::now() + Ms(20000);
@@ -325,7 +337,7 @@ TEST_CASE("husk run --die-with-parent SIGKILLed itself: the kernel kills the con
     // The test is the caller and lives on: only husk, init's parent and the monitor, dies.
     Process husk = sb.spawn_husk({"run", "--bundle", b.dir, "--pid-file", pid_file, "--die-with-parent", id});
     pid_t init = wait_for_pid_file(pid_file);
-    sb.wait_for_status(id, "running");
+    wait_started(sb, id);
     REQUIRE(::kill(husk.pid(), SIGKILL) == 0);
     CHECK(husk.wait().exit_code == 128 + SIGKILL);
     // init had PR_SET_PDEATHSIG; in its pid namespace nothing outlives it.
@@ -345,6 +357,28 @@ TEST_CASE("husk run --die-with-parent SIGKILLed itself: the kernel kills the con
     check_nothing_left(sb);
 }
 
+TEST_CASE("husk run --die-with-parent --keep SIGKILLed: the container dies, and stays the living caller's to delete",
+          "[integration][verdict][die-with-parent][gc]") {
+    Sandbox sb;
+    Bundle b = written_sleeper(sb);
+    std::string id = sb.id("kept"), pid_file = sb.dir() + "/init.pid";
+    Process husk =
+        sb.spawn_husk({"run", "--keep", "--bundle", b.dir, "--pid-file", pid_file, "--die-with-parent", id});
+    pid_t init = wait_for_pid_file(pid_file);
+    wait_started(sb, id);
+    REQUIRE(::kill(husk.pid(), SIGKILL) == 0);
+    husk.wait();
+    CHECK(wait_gone(init));
+    CHECK(sb.state(id)["husk"]["exit"]["reason"].str() == "unknown");
+    // --keep: the caller (this test) deletes it; gc leaves a container whose owner lives.
+    Output gc = sb.husk({"gc"});
+    INFO(gc.describe());
+    CHECK(gc.exit_code == 0);
+    CHECK(lines(gc.out).empty());
+    require_ok(sb.husk({"delete", id}));
+    check_nothing_left(sb);
+}
+
 TEST_CASE("husk run --die-with-parent without a pid namespace SIGKILLed: init dies with husk, what it left in the "
           "cgroup dies at husk gc",
           "[integration][verdict][die-with-parent][gc]") {
@@ -360,6 +394,7 @@ TEST_CASE("husk run --die-with-parent without a pid namespace SIGKILLed: init di
     Process husk = sb.spawn_husk({"run", "--bundle", b.dir, "--pid-file", pid_file, "--die-with-parent", id});
     pid_t init = wait_for_pid_file(pid_file);
     pid_t sleeper = wait_for_pid_file(b.rootfs() + "/left.pid");  // a host pid: no pid namespace
+    wait_started(sb, id);
     sb.track_pid(sleeper);
     REQUIRE(::kill(husk.pid(), SIGKILL) == 0);
     husk.wait();
@@ -415,13 +450,15 @@ TEST_CASE("husk create --die-with-parent: the caller SIGKILLed, the monitor kill
     Bundle b = written_sleeper(sb);
     // The caller of create: a shell that creates, starts and then waits in a builtin (opening a fifo nobody
     // writes: no child to leave behind); the test SIGKILLs the shell.
-    std::string hold = sb.dir() + "/hold";
+    std::string hold = sb.dir() + "/hold", started = sb.dir() + "/started";
     REQUIRE(::mkfifo(hold.c_str(), 0600) == 0);
     Process shell = sb.spawn_command({"/bin/sh", "-c",
                                       husk + " create --die-with-parent --bundle " + b.dir + " --pid-file " +
-                                          pid_file + " " + id + " && " + husk + " start " + id + " && read x < " + hold});
+                                          pid_file + " " + id + " && " + husk + " start " + id + " && echo 1 > " + started +
+                                          " && read x < " + hold});
     pid_t init = wait_for_pid_file(pid_file);
-    sb.wait_for_status(id, "running");
+    // husk start has returned (it must not be killed half-way: this test is about the caller, not start).
+    wait_for_pid_file(started);
     const pid_t shell_pid = shell.pid();
     REQUIRE(::kill(shell_pid, SIGKILL) == 0);
     shell.wait();
