@@ -69,6 +69,9 @@ std::optional<std::pair<pid_t, std::uint64_t>> parse_creator(std::string_view re
 }  // namespace
 
 Result<StateDir> StateDir::create(const std::string& root, const ContainerId& id, const Record* first) {
+    if (id.str() == tenants_dir)
+        return fail_msg("container id \"tenants\" is reserved: <root>/tenants holds the tenant ledgers "
+                        "(docs/tenants.md)");
     TRY(make_root(root));
     const ProcStat self = TRY(read_proc_stat(::getpid()));
     std::string tmp = root + "/" + creating_prefix(id) + std::to_string(::getpid()) + "." +
@@ -191,7 +194,8 @@ std::vector<ContainerId> list_ids(const std::string& root) {
     if (!entries) return {};
     for (const DirEntry& entry : *entries) {
         // The `.creating@*` temporaries are not ids: ContainerId::parse skips them below.
-        if (entry.type == DT_DIR || entry.type == DT_UNKNOWN) names.push_back(entry.name);
+        if ((entry.type == DT_DIR || entry.type == DT_UNKNOWN) && entry.name != StateDir::tenants_dir)
+            names.push_back(entry.name);
     }
     std::sort(names.begin(), names.end());
     std::vector<ContainerId> ids;

@@ -44,6 +44,9 @@ public:
     std::string file(const char* name) const { return path_ + "/" + name; }
 
     static constexpr const char* exec_fifo = "exec.fifo";
+    // <root>/tenants holds the tenant ledgers (docs/tenants.md), so no container may have that id, and
+    // list_ids leaves it out.
+    static constexpr std::string_view tenants_dir = "tenants";
     // An empty file that exists while every kill request husk sent is in the record (see `kill`).
     static constexpr const char* kills_recorded = "kills-recorded";
     // What the monitor could not write into the record (it has no terminal to say it on). read_record fills

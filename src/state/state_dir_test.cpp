@@ -117,3 +117,12 @@ TEST_CASE("list_ids lists every valid id, dot ids too, and leaves out create's t
     CHECK(names(list_ids(root.path)) == std::vector<std::string>{".dot", "a", "b"});
     CHECK(list_ids(root.path + "/missing").empty());
 }
+
+TEST_CASE("the id tenants is reserved for the tenant ledgers and not listed", "[state]") {
+    TempRoot root;
+    auto made = StateDir::create(root.path, id("tenants"));
+    REQUIRE_FALSE(made);
+    CHECK(made.error().message().find("reserved") != std::string::npos);
+    ::mkdir((root.path + "/tenants").c_str(), 0700);
+    CHECK(list_ids(root.path).empty());
+}

@@ -1,0 +1,38 @@
+// A tenant's ceilings: <root>/tenants/NAME.json, what `husk tenant set` writes and every tenant run is held to
+// (docs/tenants.md). An absent ceiling is no ceiling.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "husk/error.hpp"
+
+namespace husk::tenant {
+
+struct Ceilings {
+    std::optional<std::uint64_t> cpu_usec;      // cgroup cpu.stat usage_usec of all runs together
+    std::optional<std::uint64_t> wall_usec;     // wall time of all runs together (start to end of each)
+    std::optional<std::uint64_t> runs;          // runs started
+    std::optional<std::uint64_t> output_bytes;  // stdout+stderr of all runs together
+    std::optional<std::uint64_t> concurrent;    // runs alive at once
+    std::optional<std::uint64_t> period_usec;   // the window the others count in; none: since the last reset
+    bool operator==(const Ceilings&) const = default;
+};
+
+// Like a container id (letters, digits, _ + - ., not "." or "..", not starting with '-'): the name becomes a
+// file name. The error starts with "invalid tenant name".
+Result<void> validate_name(std::string_view name);
+
+std::string encode_ceilings(const Ceilings& ceilings);
+Result<Ceilings> decode_ceilings(std::string_view text);
+
+// <root>/tenants, made (mode 0700) when missing.
+Result<std::string> tenants_dir(const std::string& root);
+// NAME.json, written atomically (fsync + rename).
+Result<void> write_ceilings(const std::string& root, std::string_view name, const Ceilings& ceilings);
+// An ErrorKind::not_found error naming `husk tenant set` when the tenant has none.
+Result<Ceilings> read_ceilings(const std::string& root, std::string_view name);
+
+}  // namespace husk::tenant

@@ -1,0 +1,43 @@
+// A tenant's ledger file, <root>/tenants/NAME.ledger: append-only, one checksummed record a line, each append
+// fsync'd before husk acts on it. Opening it takes an exclusive flock that the Ledger holds until it is
+// destroyed, so every husk that reads, decides and appends does so alone (two parallel runs cannot both take
+// the last of a budget).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "husk/error.hpp"
+#include "husk/unique_fd.hpp"
+#include "tenant/record.hpp"
+
+namespace husk::tenant {
+
+class Ledger {
+public:
+    // Opens (creates) the ledger of a tenant that has a ceilings file and replays it. A torn last line (no
+    // newline, or a checksum that does not match: a crash mid-append) is dropped from the file, so the next
+    // append starts on a line of its own; a bad line before the last is corruption, an error.
+    static Result<Ledger> open(const std::string& root, std::string_view name);
+
+    const std::vector<Record>& records() const { return records_; }
+    const std::string& path() const { return path_; }
+    // Appends, fsyncs, then adds it to records().
+    Result<void> append(const Record& record);
+    // Lets go of the lock (and the file) early.
+    void close() { fd_.reset(); }
+
+private:
+    Ledger(std::string path, UniqueFd fd) : path_(std::move(path)), fd_(std::move(fd)) {}
+    Result<void> replay();
+
+    std::string path_;
+    UniqueFd fd_;
+    std::vector<Record> records_;
+};
+
+// CLOCK_REALTIME in microseconds: records outlive the boot, so the monotonic clock cannot date them.
+std::int64_t now_usec();
+
+}  // namespace husk::tenant
