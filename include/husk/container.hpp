@@ -156,6 +156,22 @@ Result<std::string> container_stats_event(const Runtime& runtime, const std::str
 Result<void> watch_container_events(const Runtime& runtime, const std::string& id, std::chrono::milliseconds interval,
                                     const std::function<void(const std::string& line)>& emit);
 
+// `husk tenant` (docs/tenants.md): a tenant's ceilings across all its runs (--tenant, run.husk.tenant), kept in
+// <root>/tenants/NAME.json; an absent ceiling is none. `set` replaces them all.
+struct TenantCeilings {
+    std::optional<std::chrono::microseconds> cpu;     // cgroup CPU time of all runs
+    std::optional<std::chrono::microseconds> wall;    // wall time of all runs
+    std::optional<std::uint64_t> runs;                // runs started
+    std::optional<std::uint64_t> output;              // stdout+stderr bytes of all runs
+    std::optional<std::uint64_t> concurrent;          // runs alive at once
+    std::optional<std::chrono::microseconds> period;  // the window the others count in (none: since the last reset)
+};
+Result<void> set_tenant(const Runtime& runtime, const std::string& name, const TenantCeilings& ceilings);
+// {name, ceilings, windowStartUsec, used, reserved (held by live runs), remaining, exhausted?, live[]}.
+Result<std::string> tenant_json(const Runtime& runtime, const std::string& name);
+// What ended before now no longer counts (runs still alive are charged when they end).
+Result<void> reset_tenant(const Runtime& runtime, const std::string& name);
+
 // `husk features`: the runtime-spec features document (features.md) of this build on this kernel, as JSON.
 std::string features_json();
 

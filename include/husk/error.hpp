@@ -15,6 +15,7 @@ namespace husk {
 enum class ErrorKind : unsigned char {
     unspecified,
     not_found,  // the thing named does not exist ("container does not exist")
+    tenant_quota,  // a run refused because its tenant used up a ceiling (the verdict's reason `tenant-quota`)
 };
 
 struct Error {

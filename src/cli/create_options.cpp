@@ -19,6 +19,7 @@ constexpr LimitFlag limit_flags[] = {
     {"stop-signal", "run.husk.stop-signal"},
     {"output-limit", "run.husk.output-limit"},
     {"cpu-limit", "run.husk.cpu-limit"},
+    {"tenant", "run.husk.tenant"},
 };
 
 // Checked by the annotation parser itself, so a flag accepts exactly what the annotation does; the message
@@ -60,7 +61,11 @@ po::options_description create_options_description() {
                                                    "the container; reason \"output-limit\" (run.husk.output-limit)")
         ("cpu-limit", po::value<std::string>(), "CPU-time budget of the whole cgroup counted from start (1.5s, 2m; "
                                                 "> 0): then the container is killed; reason \"cpu-limit\" "
-                                                "(run.husk.cpu-limit)");
+                                                "(run.husk.cpu-limit)")
+        ("tenant", po::value<std::string>(), "charge the run to this tenant's ledger (husk tenant set): refused "
+                                             "with reason \"tenant-quota\" when the tenant has used up a ceiling, "
+                                             "else --cpu-limit, --timeout and --output-limit are clamped to what it "
+                                             "has left (run.husk.tenant; docs/tenants.md)");
     options.add(limits);
     return options;
 }

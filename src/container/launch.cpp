@@ -60,6 +60,8 @@ Result<void> write_pid_file(const std::string& path, pid_t pid) {
 Launch::~Launch() {
     if (committed_) return;
     exec_fifo.reset();
+    // Before the cgroup goes: what it used (setup only; nothing ran) is the run's charge.
+    if (tenant) roll_back_tenant_start(root, *tenant, cgroup ? cgroup->location().where() : std::string());
     if (spawn_attempted && !bundle.spec.hooks.poststop.empty()) {
         (void)hooks::run_hooks(bundle.spec.hooks.poststop, oci_state_json(record, "stopped", 0), "poststop",
                                hooks::OnFailure::warn);
@@ -78,6 +80,10 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     const spec::Spec& spec = launch.bundle.spec;
     const spec::HuskAnnotations& husk = launch.bundle.husk;
     launch.policy = monitor::stop_policy(husk);
+    launch.root = runtime.root;
+    // Before anything exists: an exhausted tenant leaves nothing behind. The ledger stays locked until the start
+    // record is written below, so a parallel run of the tenant cannot decide on the same remainder.
+    launch.tenant = TRY(admit_tenant(runtime.root, husk.tenant, launch.policy));
     // A pty has one output: the program's stdout and stderr arrive merged, and no line could say which was which.
     if (spec.process->terminal && format == monitor::OutputFormat::json)
         return fail_msg("process.terminal is true: --output-format json needs the program's stdout and stderr "
@@ -133,6 +139,10 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     if (!cgroup_plan.disabled()) launch.cgroup.emplace(TRY(cgroup::create_cgroup(cgroup_plan)));
     TRY(monitor::check_limits(launch.policy, launch.cgroup ? &*launch.cgroup : nullptr));
     launch.output = TRY(monitor::open_output_plumbing(launch.policy, format));
+    // Last: once it is written, the run counts until its end record (the monitor's, delete's, or a replay's).
+    if (launch.tenant)
+        TRY(record_tenant_start(*launch.tenant, options.id + "@" + r.created,
+                                launch.cgroup ? launch.cgroup->location().where() : std::string()));
     return owned;
 }
 

@@ -8,6 +8,7 @@
 
 #include "cgroup/cgroup.hpp"
 #include "container/bundle.hpp"
+#include "container/tenant.hpp"
 #include "monitor/counters.hpp"
 #include "monitor/limits.hpp"
 #include "monitor/monitor_process.hpp"
@@ -34,6 +35,8 @@ struct Launch {
     state::Record record;
     monitor::StopPolicy policy;        // run.husk.timeout & co., enforced by the monitor
     std::optional<monitor::OutputPlumbing> output;  // run.husk.output-limit: the pump's pipes and the stdio to pump into
+    std::string root;                              // --root: the rollback of a tenant's start record needs it
+    std::optional<TenantAdmission> tenant;         // run.husk.tenant: admitted, its start record written at the end
 
     Launch() = default;
     Launch(const Launch&) = delete;

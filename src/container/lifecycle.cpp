@@ -20,6 +20,7 @@
 #include "cgroup/cgroup.hpp"
 #include "container/observe.hpp"
 #include "container/record_cgroup.hpp"
+#include "container/tenant.hpp"
 #include "hooks/hooks.hpp"
 #include "husk/container.hpp"
 #include "monitor/verdict_reader.hpp"
@@ -292,6 +293,8 @@ Result<std::vector<std::string>> delete_container(const Runtime& runtime, const 
         std::string state = container::oci_state_json(*c.record, "stopped", 0);
         auto outcome = hooks::run_hooks(stored_hooks(c.dir).poststop, state, "poststop", hooks::OnFailure::warn);
         if (outcome) warnings = outcome->warnings;
+        // A tenant run whose monitor was lost is charged from its cgroup before the cgroup goes.
+        container::charge_deleted(runtime.root, *c.record);
         if (auto cgroup = container::cgroup_of(*c.record)) {
             // Without a pid namespace, processes may outlive init; runc kills them too before removing.
             (void)cgroup::kill_all(*cgroup, SIGKILL);

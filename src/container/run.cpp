@@ -163,10 +163,12 @@ Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& optio
     if (!options.verdict.wanted() && options.output_format == OutputFormat::text) return outcome;
     // Exactly one verdict: the container's exit once there was one (a failed delete afterwards does not change
     // how the program ended), else the error that kept it from running.
-    if (!progress.decided)
-        progress.verdict = failed_verdict(std::move(progress.verdict),
-                                          progress.prepared ? monitor::Reason::setup_failed : monitor::Reason::refused,
-                                          outcome.error(), 1);  // the CLI's status after an error
+    if (!progress.decided) {
+        monitor::Reason reason = progress.prepared ? monitor::Reason::setup_failed : monitor::Reason::refused;
+        if (outcome.error().kind == ErrorKind::tenant_quota) reason = monitor::Reason::tenant_quota;
+        progress.verdict = failed_verdict(std::move(progress.verdict), reason, outcome.error(),
+                                          1);  // the CLI's status after an error
+    }
     std::string json = monitor::encode_verdict(progress.verdict);
     // A reader of the stream that went away does not change how the program ended: a warning, not the status.
     if (auto line = deliver_line(options.output_format, json, progress.begun); !line && outcome)

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "monitor/counters.hpp"
+#include "monitor/tenant_charge.hpp"
 #include "monitor/verdict.hpp"
 #include "state/state_dir.hpp"
 
@@ -74,6 +75,12 @@ std::optional<state::Record> record_exit(const MonitorPlan& plan, pid_t init, co
     qualify_unrecorded_kills(locked->dir, *locked->record.exit);
     locked->record.exit->usage = counters.usage;
     locked->record.exit->factors = std::move(counters.factors);
+    // The charge first, under the state lock: husk delete, which charges a run whose monitor was lost, takes
+    // that lock too, and sees either no verdict (it waits for it) or the charge made.
+    if (auto run = tenant_run(plan.state_path.substr(0, plan.state_path.rfind('/')), locked->record))
+        if (auto charged = charge_tenant(*run, used_by(locked->record, counters.usage.cpu_usec), tenant::Source::monitor);
+            !charged)
+            report_unwritten(*locked, "the tenant charge", charged.error());
     if (auto written = locked->dir.write_record(locked->record); !written)
         report_unwritten(*locked, "init's exit", written.error());
     return std::move(locked->record);

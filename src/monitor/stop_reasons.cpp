@@ -5,7 +5,7 @@
 namespace husk::monitor {
 namespace {
 
-constexpr std::array<StopReason, 10> table{{
+constexpr std::array<StopReason, 11> table{{
     {Reason::exited, "exited", 0, "",
      "the process exited by itself (`detail`: `exit code N`)"},
     {Reason::signaled, "signaled", 0, "",
@@ -37,6 +37,10 @@ constexpr std::array<StopReason, 10> table{{
     {Reason::refused, "refused", 0, "",
      "only in a `husk run --verdict`: husk refused the flags or the config before anything "
      "existed (detail = the error); never in a record"},
+    {Reason::tenant_quota, "tenant-quota", 0, "",
+     "only in a `husk run --verdict`: the run's tenant (`--tenant`, `run.husk.tenant`) has used up a ceiling "
+     "(runs, concurrent runs, CPU, wall time or output), so husk refused it before anything existed (detail = "
+     "what was used); never in a record"},
 }};
 
 constexpr bool in_enum_order() {

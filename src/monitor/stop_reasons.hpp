@@ -10,7 +10,7 @@
 
 namespace husk::monitor {
 
-enum class Reason : std::uint8_t { exited, signaled, killed, timeout, cpu_limit, output_limit, oom, setup_failed, unknown, refused };
+enum class Reason : std::uint8_t { exited, signaled, killed, timeout, cpu_limit, output_limit, oom, setup_failed, unknown, refused, tenant_quota };
 
 struct StopReason {
     Reason reason;

@@ -5,6 +5,7 @@
 
 #include "base/quote.hpp"
 #include "base/size.hpp"
+#include "husk/container_id.hpp"
 #include "base/signal_names.hpp"
 
 namespace husk::spec {
@@ -107,10 +108,15 @@ Result<void> parse_husk_annotation(std::string_view key, const std::string& valu
         if (value != "error" && value != "skip-allowed")
             return fail_msg("want \"error\" or \"skip-allowed\", not " + quoted(value));
         out.seccomp_skip_unknown = value == "skip-allowed";
+    } else if (name == "tenant") {
+        if (!ContainerId::parse(value))
+            return fail_msg("invalid tenant name " + quoted(value) +
+                            " (letters, digits and _ + - ., not . or .., not starting with -)");
+        out.tenant = value;
     } else {
         return fail_msg("unknown husk annotation (known: run.husk.timeout, run.husk.kill-grace, "
                         "run.husk.stop-signal, run.husk.output-limit, run.husk.cpu-limit, run.husk.oom-group, "
-                        "run.husk.seccomp-unknown-syscalls, run.husk.init)");
+                        "run.husk.seccomp-unknown-syscalls, run.husk.init, run.husk.tenant)");
     }
     return {};
 }

@@ -29,6 +29,8 @@ struct HuskAnnotations {
     // run.husk.init=true: pid 1 is husk's minimal init (src/init/husk_init.cpp), which runs process.args as
     // its child, forwards signals, reaps orphans and exits with the program's status, as podman's --init.
     bool init = false;
+    // run.husk.tenant: the tenant whose ledger the run is charged to (docs/tenants.md); named like a container.
+    std::optional<std::string> tenant;
 };
 
 // "30s", "500ms", "2m", "1h", "250us", decimals allowed ("1.5s"); a bare "0" is zero. Whole microseconds.

@@ -70,7 +70,8 @@ TEST_CASE("bad husk annotations are errors naming the annotation", "[spec]") {
           "annotations[\"run.husk.stop-signal\"]: unknown signal \"SIGFOO\"");
     CHECK(message("run.husk.oom-group", "yes") ==
           "annotations[\"run.husk.oom-group\"]: want \"true\" or \"false\", not \"yes\"");
-    CHECK(message("run.husk.tenant", "a").starts_with("annotations[\"run.husk.tenant\"]: unknown husk annotation"));
+    CHECK(message("run.husk.tenants", "a").starts_with("annotations[\"run.husk.tenants\"]: unknown husk annotation"));
+    CHECK(message("run.husk.tenant", "../a").starts_with("annotations[\"run.husk.tenant\"]: invalid tenant name"));
 }
 
 TEST_CASE("one annotation's error is the reason alone, and the whole map's names the annotation", "[spec]") {

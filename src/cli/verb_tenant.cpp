@@ -1,0 +1,90 @@
+// husk tenant set|show|reset NAME: a tenant's ceilings across runs and what its ledger adds up to
+// (docs/tenants.md).
+#include "base/size.hpp"
+#include "cli/cli.hpp"
+#include "spec/annotations.hpp"
+
+namespace husk::cli {
+namespace {
+
+constexpr const char* usage =
+    "set NAME [--cpu D] [--wall D] [--runs N] [--output SIZE] [--concurrent N] [--period D]\n"
+    "       husk tenant show NAME\n"
+    "       husk tenant reset NAME";
+
+Result<std::optional<std::chrono::microseconds>> duration_flag(const po::variables_map& vm, const char* flag) {
+    if (!vm.count(flag)) return std::nullopt;
+    auto parsed = spec::parse_duration(vm[flag].as<std::string>());
+    if (!parsed) return fail(parsed.error().context(std::string("--") + flag));
+    return *parsed;
+}
+
+Result<std::optional<std::uint64_t>> size_flag(const po::variables_map& vm, const char* flag) {
+    if (!vm.count(flag)) return std::nullopt;
+    auto parsed = parse_size(vm[flag].as<std::string>());
+    if (!parsed) return fail(parsed.error().context(std::string("--") + flag));
+    return *parsed;
+}
+
+Result<TenantCeilings> read_ceilings(const po::variables_map& vm) {
+    TenantCeilings c;
+    c.cpu = TRY(duration_flag(vm, "cpu"));
+    c.wall = TRY(duration_flag(vm, "wall"));
+    c.period = TRY(duration_flag(vm, "period"));
+    c.output = TRY(size_flag(vm, "output"));
+    if (vm.count("runs")) c.runs = vm["runs"].as<std::uint64_t>();
+    if (vm.count("concurrent")) c.concurrent = vm["concurrent"].as<std::uint64_t>();
+    if (c.period && c.period->count() == 0) return fail_msg("--period: must be greater than 0");
+    return c;
+}
+
+}  // namespace
+
+int verb_tenant(const Globals& globals, const Args& args) {
+    po::options_description options("set's ceilings (each absent one is no ceiling; set replaces them all)");
+    options.add_options()
+        ("cpu", po::value<std::string>(), "CPU time of all runs together (cgroup cpu.stat usage_usec; 10m, 1h)")
+        ("wall", po::value<std::string>(), "wall time of all runs together, each from start to its end (1h)")
+        ("runs", po::value<std::uint64_t>(), "runs started")
+        ("output", po::value<std::string>(), "stdout+stderr bytes of all runs together (1G; see SIZES)")
+        ("concurrent", po::value<std::uint64_t>(), "runs alive at once")
+        ("period", po::value<std::string>(), "the window the ceilings count in (24h); none: since the last reset");
+    po::positional_options_description positional;
+    positional.add("action", 1).add("id", 1);
+    po::variables_map vm;
+    int status = 0;
+    if (!parse_verb("tenant", usage, options, positional, args, vm, &status)) return status;
+    if (!vm.count("action") || !vm.count("id")) {
+        std::fprintf(messages(), "husk: tenant: want set, show or reset and a tenant name\n");
+        return 2;
+    }
+    const std::string action = vm["action"].as<std::string>();
+    const std::string name = vm["id"].as<std::string>();
+    const std::string context = "tenant " + action + " " + name;
+    bool has_ceilings = false;
+    for (const char* flag : {"cpu", "wall", "runs", "output", "concurrent", "period"}) has_ceilings |= vm.count(flag) > 0;
+    if (action != "set" && has_ceilings) {
+        std::fprintf(messages(), "husk: tenant %s: ceilings are given to set only\n", action.c_str());
+        return 2;
+    }
+    if (action == "set") {
+        auto ceilings = read_ceilings(vm);
+        if (!ceilings) return report(globals, context, ceilings.error());
+        if (auto set = set_tenant(globals.runtime, name, *ceilings); !set) return report(globals, context, set.error());
+        return 0;
+    }
+    if (action == "show") {
+        auto json = tenant_json(globals.runtime, name);
+        if (!json) return report(globals, context, json.error());
+        std::fputs(json->c_str(), stdout);
+        return 0;
+    }
+    if (action == "reset") {
+        if (auto reset = reset_tenant(globals.runtime, name); !reset) return report(globals, context, reset.error());
+        return 0;
+    }
+    std::fprintf(messages(), "husk: tenant: unknown action \"%s\" (set, show or reset)\n", action.c_str());
+    return 2;
+}
+
+}  // namespace husk::cli

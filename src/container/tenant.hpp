@@ -1,0 +1,43 @@
+// Tenants on the container side (docs/tenants.md): admission before a tenant run exists (refuse an exhausted
+// tenant, clamp the run's limits to what is left, write the start record), the charge of a run whose monitor
+// was lost (husk delete), and recovery of runs whose container is gone (every replay).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "husk/error.hpp"
+#include "monitor/policy.hpp"
+#include "state/record.hpp"
+#include "tenant/ledger.hpp"
+
+namespace husk::container {
+
+// An admitted run: the ledger stays locked until the start record is written, so no other run of the tenant
+// decides on the same remainder meanwhile.
+struct TenantAdmission {
+    tenant::Ledger ledger;
+    std::string name;
+    tenant::Budgets budgets;  // what policy now holds
+    bool started = false;     // the start record is in the ledger: a rollback owes an end record
+    std::string run;
+};
+
+// Nothing without run.husk.tenant. A tenant that has used up a ceiling is an ErrorKind::tenant_quota error
+// saying which and how much. Otherwise `policy`'s cpu-limit, timeout and output-limit become the smaller of
+// their own and what the tenant has left (every ceiling the tenant has gives the run a limit).
+Result<std::optional<TenantAdmission>> admit_tenant(const std::string& root, const std::optional<std::string>& tenant,
+                                                    monitor::StopPolicy& policy);
+
+// The start record (`run` is "<id>@<created>"; `cgroup` the container's cgroup directory, empty without one).
+// Then the ledger's lock is let go.
+Result<void> record_tenant_start(TenantAdmission& admission, const std::string& run, const std::string& cgroup);
+
+// A create that failed after its start record: the end record with what its cgroup used (best effort).
+void roll_back_tenant_start(const std::string& root, TenantAdmission& admission, const std::string& cgroup);
+
+// husk delete of a tenant container: charges what its cgroup used, unless the monitor did (best effort: a
+// replay recovers it when this fails).
+void charge_deleted(const std::string& root, const state::Record& record);
+
+}  // namespace husk::container
