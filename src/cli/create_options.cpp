@@ -1,5 +1,7 @@
 #include "cli/create_options.hpp"
 
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <string>
 
@@ -126,6 +128,23 @@ int refuse_run(const Globals& globals, const char* verb, const VerdictTarget& ta
     if (target.wanted())
         if (auto delivered = deliver_refused_verdict(target, id, Error::msg(message), 2); !delivered)
             report(globals, std::string(verb) + " " + id, delivered.error());
+    return 2;
+}
+
+int refuse_unparsed_run(const Globals& globals, const char* verb, const Args& args, const std::string& message) {
+    VerdictTarget target;
+    int targets = 0;
+    for (std::size_t i = 0; i < args.size() && args[i] != "--"; ++i) {
+        const std::string& arg = args[i];
+        bool next = i + 1 < args.size();
+        if (arg == "--verdict" && next) target.path = args[++i], ++targets;
+        else if (arg.starts_with("--verdict=")) target.path = arg.substr(10), ++targets;
+        else if (arg == "--verdict-fd" && next) target.fd = std::atoi(args[++i].c_str()), ++targets;
+        else if (arg.starts_with("--verdict-fd=")) target.fd = std::atoi(arg.c_str() + 13), ++targets;
+    }
+    if (targets != 1 || target.fd < -1 || (target.path.empty() && target.fd < 0)) return 2;
+    if (auto delivered = deliver_refused_verdict(target, "", Error::msg(message), 2); !delivered)
+        report(globals, verb, delivered.error());
     return 2;
 }
 

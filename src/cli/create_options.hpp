@@ -22,5 +22,9 @@ Result<void> read_verdict_target(const po::variables_map& vm, VerdictTarget& tar
 // `refused`. Returns the status, 2 (usage).
 int refuse_run(const Globals& globals, const char* verb, const VerdictTarget& target, const std::string& id,
                const std::string& message);
+// Flags that did not parse (an unknown option, a value missing): the verdict `refused` still goes where
+// --verdict FILE, --verdict=FILE or --verdict-fd N in args ask, when exactly one of them is there; parse_verb
+// has printed the message. Returns 2.
+int refuse_unparsed_run(const Globals& globals, const char* verb, const Args& args, const std::string& message);
 
 }  // namespace husk::cli

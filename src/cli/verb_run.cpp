@@ -13,7 +13,9 @@ int verb_run(const Globals& globals, const Args& args) {
     positional.add("id", 1);
     po::variables_map vm;
     int status = 0;
-    if (!parse_verb("run", "[options] ID", options, positional, args, vm, &status)) return status;
+    std::string usage_error;
+    if (!parse_verb("run", "[options] ID", options, positional, args, vm, &status, &usage_error))
+        return usage_error.empty() ? status : refuse_unparsed_run(globals, "run", args, usage_error);
     RunOptions run;
     const std::string id = vm.count("id") ? vm["id"].as<std::string>() : "";
     // A refusal still delivers the one verdict the caller waits for.

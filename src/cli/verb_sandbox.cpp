@@ -72,7 +72,8 @@ std::size_t find_program(const po::options_description& options, const Args& arg
         if (arg.find('=') != std::string::npos) continue;
         std::string name = arg.substr(arg[1] == '-' ? 2 : 1);
         const po::option_description* option = options.find_nothrow(name, false);
-        if (option != nullptr && option->semantic()->max_tokens() > 0) ++i;
+        // "--" always ends the options, even where a value was due: that value is then missing, an error.
+        if (option != nullptr && option->semantic()->max_tokens() > 0 && i + 1 < args.size() && args[i + 1] != "--") ++i;
     }
     return args.size();
 }
@@ -200,7 +201,9 @@ int verb_sandbox(const Globals& globals, const Args& args) {
     if (!program.empty() && program.front() == "--") program.erase(program.begin());
     po::variables_map vm;
     int status = 0;
-    if (!parse_verb("sandbox", "[options] [--] PROGRAM [ARGS...]", options, {}, flags, vm, &status)) return status;
+    std::string usage_error;
+    if (!parse_verb("sandbox", "[options] [--] PROGRAM [ARGS...]", options, {}, flags, vm, &status, &usage_error))
+        return usage_error.empty() ? status : refuse_unparsed_run(globals, "sandbox", flags, usage_error);
 
     RunOptions run;
     std::string id = vm.count("id") ? vm["id"].as<std::string>() : "";
