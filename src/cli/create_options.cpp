@@ -34,9 +34,8 @@ Result<void> check_limit_flag(const LimitFlag& limit, const std::string& value) 
 
 }  // namespace
 
-po::options_description limit_options_description() {
-    po::options_description limits(
-        "\nhusk's limits (each sets its run.husk.* annotation and wins over the same annotation in config.json)");
+po::options_description limit_options_description(const std::string& caption) {
+    po::options_description limits(caption);
     limits.add_options()
         ("timeout", po::value<std::string>(), "wall-time limit counted from start (500ms, 30s, 2m, 1h; > 0): "
                                               "then the stop signal, and after the grace the whole container is killed; "
@@ -66,7 +65,8 @@ po::options_description create_options_description() {
         ("preserve-fds", po::value<int>()->default_value(0), "pass fds 3..3+N-1 to the container")
         ("die-with-parent", "when the process that started husk dies (even of SIGKILL), kill the container at once "
                             "and delete it; the verdict says so");
-    options.add(limit_options_description());
+    options.add(limit_options_description(
+        "\nhusk's limits (each sets its run.husk.* annotation and wins over the same annotation in config.json)"));
     return options;
 }
 

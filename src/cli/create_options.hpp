@@ -12,7 +12,7 @@ po::options_description create_options_description();
 // A malformed --timeout, --kill-grace or --stop-signal is an error naming the flag.
 Result<CreateOptions> read_create_options(const po::variables_map& vm);
 // husk's limits (--timeout, --kill-grace, --stop-signal, --output-limit, --cpu-limit) and their annotations.
-po::options_description limit_options_description();
+po::options_description limit_options_description(const std::string& caption);
 Result<void> read_limit_flags(const po::variables_map& vm, std::map<std::string, std::string>& annotations);
 // --verdict FILE / --verdict-fd N (run and sandbox). A refused pair leaves the target set where a refusal can
 // still be delivered.

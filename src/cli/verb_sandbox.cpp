@@ -43,7 +43,9 @@ po::options_description sandbox_options() {
         ("print-config", "print the config.json the sandbox would run and exit 0 (it runs with husk run --bundle)")
         ("die-with-parent", "when the process that started husk dies (even of SIGKILL), kill the sandbox at once "
                             "and delete it; the verdict says so");
-    po::options_description limits = limit_options_description();
+    po::options_description limits = limit_options_description(
+        "\nLimits (one flag each; a limit this host cannot enforce is refused, naming it; SIZES and exit statuses: "
+        "husk(8))");
     limits.add_options()
         ("cpus", po::value<std::string>(), "CPU rate: N CPUs (0.5, 2; at least 0.01) (linux.resources.cpu quota/period; "
                                            "needs the cgroup v2 cpu controller)")
