@@ -11,11 +11,12 @@
 
 namespace husk::spec {
 
-// Container ids 0..65535 map to host ids from here in the sandbox's user namespace: 2^30 is far above every
-// id Debian hands out (system accounts < 1000, users < 60000, nobody 65534, systemd's dynamic and container
-// ranges below 2^31 in blocks it registers itself: it allocates from 0x80000 only with nspawn's -U, and
-// docker/podman subuid ranges start at 100000 by default), so a sandbox's files and processes never belong to
-// a host account.
+// Container ids 0..65535 map to host ids from here in the sandbox's user namespace. 2^30 is far above every id
+// Debian hands out (system accounts below 1000, users below 60000, systemd's dynamic users 61184-65519, nobody
+// 65534; useradd's subordinate ranges for podman/docker run from 100000 to at most 600100000), so a sandbox's
+// files and processes never belong to a host account. It lies in what systemd documents as the container
+// range (0x80000-0x6FFFFFFF), where systemd-nspawn -U picks its own ranges: a host running such containers
+// could share ids with them (docs/husk.8.md, SANDBOX).
 inline constexpr std::uint32_t sandbox_host_id_base = 1u << 30;
 inline constexpr std::uint32_t sandbox_id_count = 65536;
 // The sandbox's user and group inside: nobody/nogroup.
