@@ -105,6 +105,13 @@ TEST_CASE("husk sandbox --landlock-read/--landlock-write restrict files to what 
                                       {"--bind", data + ":/data", "--landlock-read", "/data", "--landlock-write", "/dev/shm"},
                                       {"sh", "-c", script}));
     INFO(run.describe());
+    if (run.err.find("cannot enforce: truncate (needs ABI 3)") != std::string::npos) {
+        // Debian 12's own kernel (the VM's) has ABI 2: the sandbox refuses rather than run less confined.
+        CHECK(run.exit_code == 1);
+        WARN("Landlock ABI below 3: refused as it must be, the rules not tried");
+        check_nothing_left(sb);
+        return;
+    }
     std::vector<std::string> printed = lines(run.out);
     CHECK(printed == std::vector<std::string>{"data", "tmp-denied", "shm-ok"});
     check_nothing_left(sb);
