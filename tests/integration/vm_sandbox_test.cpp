@@ -25,7 +25,7 @@ std::vector<std::string> sandbox_args(const std::string& id, const std::string& 
 
 }  // namespace
 
-TEST_CASE("husk sandbox --memory, --pids and --cpus land in memory.max, pids.max and cpu.max", "[.vm][sandbox]") {
+TEST_CASE("husk sandbox --memory, --pids and --cpus land in memory.max, pids.max and cpu.max", "[.vm][sandbox-vm]") {
     require_vm();
     Sandbox sb;
     Bundle b = sb.bundle();
@@ -48,7 +48,7 @@ TEST_CASE("husk sandbox --memory, --pids and --cpus land in memory.max, pids.max
     check_nothing_left(sb);
 }
 
-TEST_CASE("husk sandbox --pids stops a fork loop, --memory ends a hog with reason oom", "[.vm][sandbox]") {
+TEST_CASE("husk sandbox --pids stops a fork loop, --memory ends a hog with reason oom", "[.vm][sandbox-vm]") {
     require_vm();
     Sandbox sb;
     Bundle b = sb.bundle();
