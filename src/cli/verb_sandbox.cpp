@@ -154,8 +154,10 @@ Result<std::string> seccomp_file(const std::string& path) {
 Result<spec::SandboxSettings> read_settings(const po::variables_map& vm) {
     spec::SandboxSettings settings;
     if (vm.count("rootfs")) settings.rootfs = vm["rootfs"].as<std::string>();
-    for (const std::string& text : values_of<std::string>(vm, "bind")) settings.binds.push_back(TRY(bind_flag("bind", text, false)));
-    for (const std::string& text : values_of<std::string>(vm, "bind-rw")) settings.binds.push_back(TRY(bind_flag("bind-rw", text, true)));
+    for (const std::string& text : values_of<std::string>(vm, "bind"))
+        settings.binds.push_back(TRY(bind_flag("bind", text, false)));
+    for (const std::string& text : values_of<std::string>(vm, "bind-rw"))
+        settings.binds.push_back(TRY(bind_flag("bind-rw", text, true)));
     settings.cwd = vm["cwd"].as<std::string>();
     // Never the caller's environment: it carries tokens and keys untrusted code must not see (bwrap and
     // firejail pass it on). A small fixed one instead, which --clear-env empties.
