@@ -232,7 +232,8 @@ TEST_CASE("husk sandbox refuses a bad flag value before anything exists, and sti
           "[integration][sandbox]") {
     Sandbox sb;
     for (const std::vector<std::string>& flags :
-         {std::vector<std::string>{"--memory", "lots"}, {"--net", "bridge"}, {"--cpus", "0"}, {"--bind", "relative:dst"},
+         {std::vector<std::string>{"--memory", "lots"}, {"--net", "bridge"}, {"--cpus", "0"}, {"--bind", "relative:dst"}, {"--cwd", "tmp"},
+          {"--env", "=x"}, {"--landlock-read", "data"}, {"--seccomp", "/etc/passwd"},
           {"--no-such-flag"}}) {
         INFO(flags.front());
         const std::string path = sb.dir() + "/refused.json";
