@@ -51,4 +51,10 @@ int report(const Globals& globals, const std::string& context, const Error& erro
 void warn(const Globals& globals, const std::string& message);
 void debug(const Globals& globals, const std::string& message);
 
+// The values of a repeatable flag, none when it was not given.
+template <typename T>
+std::vector<T> values_of(const po::variables_map& vm, const char* name) {
+    return vm.count(name) ? vm[name].as<std::vector<T>>() : std::vector<T>{};
+}
+
 }  // namespace husk::cli

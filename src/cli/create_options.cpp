@@ -33,21 +33,8 @@ Result<void> check_limit_flag(const LimitFlag& limit, const std::string& value) 
 
 }  // namespace
 
-po::options_description create_options_description() {
-    po::options_description options;
-    options.add_options()
-        ("bundle,b", po::value<std::string>()->default_value(""), "bundle directory (default: the current directory)")
-        ("config,f", po::value<std::string>()->default_value(""), "config file, relative to the bundle (default: config.json)")
-        ("pid-file", po::value<std::string>()->default_value(""), "write init's host pid to this file")
-        ("console-socket", po::value<std::string>()->default_value(""), "unix socket that receives the pty master (process.terminal)")
-        ("no-pivot", "use MS_MOVE + chroot instead of pivot_root (for a rootfs on ramfs)")
-        ("no-new-keyring", "do not create a session keyring (husk never does)")
-        ("preserve-fds", po::value<int>()->default_value(0), "pass fds 3..3+N-1 to the container")
-        ("die-with-parent", "when the process that started husk dies (even of SIGKILL), kill the container at once "
-                            "(also when husk itself dies); run deletes it, create leaves it stopped with its verdict "
-                            "for state until delete or gc");
-    po::options_description limits(
-        "\nhusk's limits (each sets its run.husk.* annotation and wins over the same annotation in config.json)");
+po::options_description limit_options_description(const std::string& caption) {
+    po::options_description limits(caption);
     limits.add_options()
         ("timeout", po::value<std::string>(), "wall-time limit counted from start (500ms, 30s, 2m, 1h; > 0): "
                                               "then the stop signal, and after the grace the whole container is killed; "
@@ -66,7 +53,24 @@ po::options_description create_options_description() {
                                              "with reason \"tenant-quota\" when the tenant has used up a ceiling, "
                                              "else --cpu-limit, --timeout and --output-limit are clamped to what it "
                                              "has left (run.husk.tenant; docs/tenants.md)");
-    options.add(limits);
+    return limits;
+}
+
+po::options_description create_options_description() {
+    po::options_description options;
+    options.add_options()
+        ("bundle,b", po::value<std::string>()->default_value(""), "bundle directory (default: the current directory)")
+        ("config,f", po::value<std::string>()->default_value(""), "config file, relative to the bundle (default: config.json)")
+        ("pid-file", po::value<std::string>()->default_value(""), "write init's host pid to this file")
+        ("console-socket", po::value<std::string>()->default_value(""), "unix socket that receives the pty master (process.terminal)")
+        ("no-pivot", "use MS_MOVE + chroot instead of pivot_root (for a rootfs on ramfs)")
+        ("no-new-keyring", "do not create a session keyring (husk never does)")
+        ("preserve-fds", po::value<int>()->default_value(0), "pass fds 3..3+N-1 to the container")
+        ("die-with-parent", "when the process that started husk dies (even of SIGKILL), kill the container at once "
+                            "(also when husk itself dies); run deletes it, create leaves it stopped with its verdict "
+                            "for state until delete or gc");
+    options.add(limit_options_description(
+        "\nhusk's limits (each sets its run.husk.* annotation and wins over the same annotation in config.json)"));
     return options;
 }
 
@@ -86,13 +90,18 @@ Result<CreateOptions> read_create_options(const po::variables_map& vm) {
     if (create.preserve_fds < 0 || create.preserve_fds > std::numeric_limits<int>::max() - 3)
         return fail_msg("--preserve-fds: " + std::to_string(create.preserve_fds) +
                         " is not a number of fds (0 or more)");
+    TRY(read_limit_flags(vm, create.annotations));
+    return create;
+}
+
+Result<void> read_limit_flags(const po::variables_map& vm, std::map<std::string, std::string>& annotations) {
     for (const LimitFlag& limit : limit_flags) {
         if (!vm.count(limit.flag)) continue;
         const std::string& value = vm[limit.flag].as<std::string>();
         TRY(check_limit_flag(limit, value));
-        create.annotations[limit.annotation] = value;
+        annotations[limit.annotation] = value;
     }
-    return create;
+    return {};
 }
 
 }  // namespace husk::cli

@@ -102,7 +102,9 @@ bool parse_verb(const char* verb, const char* usage, const po::options_descripti
     all.add_options()("help,h", "show this help");
     po::options_description hidden;
     // Positional arguments every verb may name in its positional description.
-    hidden.add_options()("id", po::value<std::string>())("signal", po::value<std::string>())("action", po::value<std::string>());
+    // A verb that has --id as a flag of its own (sandbox) takes it from there.
+    if (options.find_nothrow("id", false) == nullptr) hidden.add_options()("id", po::value<std::string>());
+    hidden.add_options()("signal", po::value<std::string>())("action", po::value<std::string>());
     po::options_description parse_with;
     parse_with.add(all).add(hidden);
     try {

@@ -8,12 +8,8 @@ int verb_run(const Globals& globals, const Args& args) {
     po::options_description options = create_options_description();
     options.add_options()
         ("detach,d", "return once the container has started")
-        ("keep", "keep the container's state after it stops (husk state still answers)")
-        ("verdict", po::value<std::string>(), "when the run ends, write the verdict (one JSON object: reason, exit, "
-                                              "usage, security, limits; husk(8) VERDICT) to FILE, atomically; also "
-                                              "when the config is refused or setup fails")
-        ("verdict-fd", po::value<int>(), "the same, written to the inherited fd N in one write");
-    add_output_format_option(options);
+        ("keep", "keep the container's state after it stops (husk state still answers)");
+    add_foreground_options(options);
     po::positional_options_description positional;
     positional.add("id", 1);
     po::variables_map vm;
@@ -24,26 +20,10 @@ int verb_run(const Globals& globals, const Args& args) {
         return status;
     }
     RunOptions run;
-    if (vm.count("verdict")) run.verdict.path = vm["verdict"].as<std::string>();
-    if (vm.count("verdict-fd")) run.verdict.fd = vm["verdict-fd"].as<int>();
-    auto format = read_output_format(vm);
-    if (format) run.output_format = *format;
     const std::string id = vm.count("id") ? vm["id"].as<std::string>() : "";
     // A refusal still delivers the one verdict the caller waits for (with json, also as the stream's one line).
-    auto refuse = [&](const std::string& message) {
-        std::fprintf(messages(), "husk: run: %s\n", message.c_str());
-        if (run.verdict.wanted() || run.output_format == OutputFormat::json)
-            if (auto delivered = deliver_refused_verdict(run.verdict, id, Error::msg(message), 2, run.output_format);
-                !delivered)
-                report(globals, "run " + id, delivered.error());
-        return 2;
-    };
-    if (!format) return refuse(format.error().message());
-    if (!run.verdict.path.empty() && run.verdict.fd >= 0) {
-        run.verdict.fd = -1;
-        return refuse("--verdict and --verdict-fd exclude each other");
-    }
-    if (vm.count("verdict-fd") && vm["verdict-fd"].as<int>() < 0) return refuse("--verdict-fd: needs an fd >= 0");
+    auto refuse = [&](const std::string& message) { return refuse_run(globals, "run", run, id, message); };
+    if (auto read = read_foreground_options(vm, run); !read) return refuse(read.error().message());
     if (run.verdict.wanted() && vm.count("detach")) return refuse("--verdict needs a foreground run, not --detach");
     if (run.output_format == OutputFormat::json && vm.count("detach"))
         return refuse("--output-format json needs a foreground run, not --detach");
