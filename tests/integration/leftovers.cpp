@@ -128,7 +128,9 @@ std::vector<std::string> Sandbox::leftovers() const {
 
     if (DIR* d = opendir(root_.c_str())) {
         while (dirent* e = readdir(d))
-            if (e->d_type == DT_DIR && std::string_view(e->d_name) != "." && std::string_view(e->d_name) != "..")
+            // tenants/ holds the tenant ledgers (docs/tenants.md), not a container; it goes with the sandbox.
+            if (e->d_type == DT_DIR && std::string_view(e->d_name) != "." && std::string_view(e->d_name) != ".." &&
+                std::string_view(e->d_name) != "tenants")
                 found.push_back("state directory " + root_ + "/" + e->d_name);
         closedir(d);
     }

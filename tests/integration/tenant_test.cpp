@@ -1,0 +1,265 @@
+// Tenants (docs/tenants.md): ceilings across runs kept in a durable ledger under --root, runs refused with
+// reason tenant-quota before anything exists, budgets clamped to what is left, and a husk killed mid-run whose
+// charge the next husk recovers.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "harness.hpp"
+#include "monitor_support.hpp"
+
+using namespace husk::test;
+using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
+
+namespace {
+
+void set_tenant(Sandbox& sb, const std::string& name, std::vector<std::string> ceilings) {
+    std::vector<std::string> args{"tenant", "set", name};
+    args.insert(args.end(), ceilings.begin(), ceilings.end());
+    require_ok(sb.husk(args));
+}
+
+Json show(Sandbox& sb, const std::string& name) {
+    Output out = sb.husk({"tenant", "show", name});
+    require_ok(out);
+    return Json::parse(out.out);
+}
+
+// A foreground run with --verdict; the verdict, which every run delivers.
+Json run_verdict(Sandbox& sb, const Bundle& b, const std::string& id, std::vector<std::string> flags) {
+    std::string path = sb.dir() + "/verdict-" + id + ".json";
+    flags.insert(flags.end(), {"--verdict", path});
+    Output run = sb.run(b, id, flags);
+    INFO(run.describe());
+    std::string text = read_file(path);
+    REQUIRE_FALSE(text.empty());
+    return Json::parse(text);
+}
+
+std::vector<std::string> ledger_lines(Sandbox& sb, const std::string& name) {
+    std::ifstream in(sb.root() + "/tenants/" + name + ".ledger");
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+std::vector<std::string> words(const std::string& line) {
+    std::istringstream in(line);
+    std::vector<std::string> out;
+    for (std::string w; in >> w;) out.push_back(w);
+    return out;
+}
+
+// cpu.stat usage_usec of a cgroup directory, or -1 when it is gone.
+long long cgroup_cpu_usec(const std::string& dir) {
+    std::istringstream in(read_file(dir + "/cpu.stat"));
+    for (std::string key; in >> key;) {
+        long long value = 0;
+        in >> value;
+        if (key == "usage_usec") return value;
+    }
+    return -1;
+}
+
+}  // namespace
+
+TEST_CASE("a tenant's runs, output and wall ceilings hold across sequential runs", "[integration][tenant]") {
+    Sandbox sb;
+    set_tenant(sb, "t", {"--runs", "3", "--output", "10", "--wall", "10s"});
+    Bundle b = with_args(sb, {"/bin/sh", "-c", "echo hello"});  // 6 bytes
+    Json first = run_verdict(sb, b, sb.id("one"), {"--tenant", "t"});
+    CHECK(first["exit"]["reason"].str() == "exited");
+    CHECK(first["limits"]["outputLimitBytes"].num() == 10);
+    // 4 bytes left: the run's output limit is clamped to them and it is stopped there.
+    Json second = run_verdict(sb, b, sb.id("two"), {"--tenant", "t"});
+    CHECK(second["limits"]["outputLimitBytes"].num() == 4);
+    CHECK(second["exit"]["reason"].str() == "output-limit");
+    Json used = show(sb, "t");
+    INFO(used.dump());
+    CHECK(used["used"]["outputBytes"].num() == 10);
+    CHECK(used["used"]["runs"].num() == 2);
+    CHECK(used["remaining"]["outputBytes"].num() == 0);
+    CHECK(used["remaining"]["runs"].num() == 1);
+    CHECK(used["exhausted"].str() == "output: 10 of 10 bytes used");
+    Json third = run_verdict(sb, b, sb.id("three"), {"--tenant", "t"});
+    CHECK(third["exit"]["reason"].str() == "tenant-quota");
+    CHECK_THAT(third["exit"]["detail"].str(), Contains("output: 10 of 10 bytes used"));
+
+    // After a reset the runs ceiling is the one that bites: 3 runs, then tenant-quota.
+    require_ok(sb.husk({"tenant", "reset", "t"}));
+    Bundle quiet = with_args(sb, {"/bin/true"});
+    for (int i = 0; i < 3; ++i) CHECK(run_verdict(sb, quiet, sb.id("runs"), {"--tenant", "t"})["exit"]["reason"].str() == "exited");
+    Json over = run_verdict(sb, quiet, sb.id("runs"), {"--tenant", "t"});
+    CHECK(over["exit"]["reason"].str() == "tenant-quota");
+    CHECK_THAT(over["exit"]["detail"].str(), Contains("runs: 3 of 3 started"));
+    check_nothing_left(sb);
+}
+
+TEST_CASE("a tenant's wall ceiling clamps the run's timeout and is charged start to end", "[integration][tenant]") {
+    Sandbox sb;
+    set_tenant(sb, "w", {"--wall", "1500ms"});
+    Bundle b = with_args(sb, {"/bin/sleep", "1"});
+    Json first = run_verdict(sb, b, sb.id("one"), {"--tenant", "w", "--kill-grace", "0"});
+    CHECK(first["exit"]["reason"].str() == "exited");
+    Json after = show(sb, "w");
+    INFO(after.dump());
+    long long used = after["used"]["wallUsec"].num();
+    CHECK(used >= 1000000);
+    CHECK(used < 1400000);
+    // What is left (under 0.5 s) is the second run's timeout.
+    Json second = run_verdict(sb, b, sb.id("two"), {"--tenant", "w", "--kill-grace", "0"});
+    CHECK(second["exit"]["reason"].str() == "timeout");
+    CHECK(second["limits"]["timeoutMs"].num() * 1000 <= 1500000 - used);
+    Json third = run_verdict(sb, b, sb.id("three"), {"--tenant", "w"});
+    CHECK(third["exit"]["reason"].str() == "tenant-quota");
+    CHECK_THAT(third["exit"]["detail"].str(), StartsWith("tenant \"w\" has used up its quota: wall: "));
+    check_nothing_left(sb);
+}
+
+TEST_CASE("a refused tenant run leaves nothing behind and still delivers its verdict", "[integration][tenant]") {
+    Sandbox sb;
+    set_tenant(sb, "none", {"--runs", "0"});
+    Bundle b = with_args(sb, {"/bin/true"});
+    std::string id = sb.id("refused");
+    Json verdict = run_verdict(sb, b, id, {"--tenant", "none"});
+    CHECK(verdict["exit"]["reason"].str() == "tenant-quota");
+    CHECK(verdict["status"].num() == 1);
+    Output created = sb.create(b, sb.id("create"), {"--tenant", "none"});
+    CHECK(created.exit_code == 1);
+    CHECK_THAT(created.err, Contains("tenant \"none\" has used up its quota: runs: 0 of 0 started"));
+    // An unknown tenant is refused too (not tenant-quota: there is no quota to speak of).
+    Json unknown = run_verdict(sb, b, sb.id("unknown"), {"--tenant", "nobody"});
+    CHECK(unknown["exit"]["reason"].str() == "refused");
+    CHECK(ledger_lines(sb, "none").empty());
+    check_nothing_left(sb);
+}
+
+TEST_CASE("parallel runs of a tenant never exceed its concurrent ceiling", "[integration][tenant]") {
+    Sandbox sb;
+    set_tenant(sb, "p", {"--concurrent", "2"});
+    Bundle b = with_args(sb, {"/bin/sleep", "1"});
+    b.write();
+    std::vector<Process> runs;
+    std::vector<std::string> ids;
+    for (int i = 0; i < 6; ++i) {
+        ids.push_back(sb.id("par" + std::to_string(i)));
+        runs.push_back(sb.spawn_husk({"run", "--bundle", b.dir, "--tenant", "p", ids.back()}));
+    }
+    int refused = 0, exited = 0;
+    for (Process& run : runs) {
+        Output out = run.wait();
+        if (out.exit_code == 0) ++exited;
+        else if (out.err.find("concurrent: 2 of 2 runs alive") != std::string::npos) ++refused;
+        else FAIL(out.describe());
+    }
+    CHECK(exited >= 2);
+    CHECK(refused >= 1);
+    CHECK(exited + refused == 6);
+    // From the ledger: never more than 2 runs between a start record and its end record.
+    int live = 0, most = 0, starts = 0;
+    for (const std::string& line : ledger_lines(sb, "p")) {
+        auto w = words(line);
+        if (w[0] == "start") ++starts, most = std::max(most, ++live);
+        if (w[0] == "end") --live;
+    }
+    CHECK(starts == exited);
+    CHECK(most <= 2);
+    CHECK(live == 0);
+    CHECK(show(sb, "p")["live"].size() == 0);
+    check_nothing_left(sb);
+}
+
+TEST_CASE("husk run SIGKILLed at random points: every charge is recovered, equal to what the cgroups used",
+          "[integration][tenant][crash]") {
+    Sandbox sb;
+    set_tenant(sb, "k", {"--cpu", "1h"});
+    Bundle b = with_args(sb, {"/bin/sh", "-c", "while :; do :; done"});
+    b.write();
+    std::mt19937 random(std::random_device{}());
+    long long truth = 0;
+    const std::string v2 = cgroup2_mount();
+    for (int i = 0; i < 20; ++i) {
+        std::string id = sb.id("kill" + std::to_string(i));
+        // --keep: a run that ends before the kill leaves its cgroup too, so every charge can be checked.
+        Process run = sb.spawn_husk({"run", "--keep", "--bundle", b.dir, "--tenant", "k", "--cpu-limit", "150ms", id});
+        std::this_thread::sleep_for(Ms(std::uniform_int_distribution<int>(0, 400)(random)));
+        ::kill(run.pid(), SIGKILL);
+        (void)run.wait();
+        // What a service does after losing husk: stop what is left, then delete it. The cgroup's counter,
+        // read once nothing runs in it any more, is what the run really used.
+        std::string record = read_file(sb.root() + "/" + id + "/state.json");
+        if (!record.empty()) {
+            std::string cgroup = v2 + Json::parse(record)["cgroupPath"].str();
+            (void)sb.husk({"kill", "--all", id, "KILL"});
+            for (int wait = 0; wait < 200 && read_file(cgroup + "/cgroup.procs").size() > 0; ++wait)
+                std::this_thread::sleep_for(Ms(10));
+            if (long long used = cgroup_cpu_usec(cgroup); used > 0) truth += used;
+        }
+        // Killed before its state dir existed: nothing ran, nothing is charged; delete removes the remains.
+        require_ok(sb.husk({"delete", "--force", id}));
+    }
+    Json account = show(sb, "k");
+    INFO(account.dump());
+    CHECK(account["live"].size() == 0);
+    // Each end record holds the same cgroup counter the test read: the monitor's after the reap, delete's after
+    // its kill. Only a run whose create died before it wrote its start record goes uncharged, and nothing had run
+    // in its cgroup then.
+    CHECK(truth > 0);
+    CHECK(account["used"]["cpuUsec"].num() == truth);
+    std::map<std::string, int> sources;
+    for (const std::string& line : ledger_lines(sb, "k"))
+        if (auto w = words(line); w[0] == "end") ++sources[w[6]];
+    std::string by_source;
+    for (const auto& [source, count] : sources) by_source += source + ": " + std::to_string(count) + "; ";
+    WARN("end records by source: " << by_source << "charged " << truth << " usec");
+    check_nothing_left(sb);
+}
+
+TEST_CASE("a run whose container vanished is charged at the next replay: its cgroup, else its budgets",
+          "[integration][tenant][crash]") {
+    Sandbox sb;
+    set_tenant(sb, "g", {"--cpu", "10s", "--wall", "1h"});
+    Bundle b = with_args(sb, {"/bin/sh", "-c", "while :; do :; done"});
+    const std::string v2 = cgroup2_mount();
+    for (bool keep_cgroup : {true, false}) {
+        std::string id = sb.id(keep_cgroup ? "cg" : "budget");
+        create_and_start(sb, b, id, {"--tenant", "g", "--cpu-limit", "5s", "--timeout", "20s"});
+        Json st = state_record(sb, id);
+        std::string cgroup = v2 + st["cgroupPath"].str();
+        // Lose husk: the monitor, then the workload, then the state dir (as a reboot empties /run).
+        ::kill(static_cast<pid_t>(st["monitorPid"].num()), SIGKILL);
+        std::this_thread::sleep_for(Ms(200));
+        (void)sb.husk({"kill", "--all", id, "KILL"});
+        for (int wait = 0; wait < 200 && read_file(cgroup + "/cgroup.procs").size() > 0; ++wait)
+            std::this_thread::sleep_for(Ms(10));
+        long long used = cgroup_cpu_usec(cgroup);
+        REQUIRE(used > 0);
+        REQUIRE(sb.command({"/bin/rm", "-rf", sb.root() + "/" + id}).exit_code == 0);
+        if (!keep_cgroup) REQUIRE(::rmdir(cgroup.c_str()) == 0);
+        Json account = show(sb, "g");
+        INFO(account.dump());
+        CHECK(account["live"].size() == 0);
+        std::string last = ledger_lines(sb, "g").back();
+        auto w = words(last);
+        REQUIRE(w[0] == "end");
+        if (keep_cgroup) {
+            CHECK(w[6] == "recovered-cgroup");
+            CHECK(std::stoll(w[3]) == used);
+            REQUIRE(::rmdir(cgroup.c_str()) == 0);
+        } else {
+            CHECK(w[6] == "recovered-budget");
+            CHECK(w[3] == "5000000");   // the CPU budget it was given
+            CHECK(w[4] == "20000000");  // and its timeout
+        }
+    }
+    check_nothing_left(sb);
+}
