@@ -137,7 +137,13 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     // O_RDWR never blocks on a fifo and keeps a reader alive, so `start` can write without waiting.
     launch.exec_fifo = TRY(open_fd_at(launch.dir->fd(), state::StateDir::exec_fifo, O_RDWR));
     if (!cgroup_plan.disabled()) launch.cgroup.emplace(TRY(cgroup::create_cgroup(cgroup_plan)));
-    TRY(monitor::check_limits(launch.policy, launch.cgroup ? &*launch.cgroup : nullptr));
+    if (auto checked = monitor::check_limits(launch.policy, launch.cgroup ? &*launch.cgroup : nullptr); !checked) {
+        // A tenant's CPU ceiling gives every run a CPU budget: say where it came from (fail closed: a charge
+        // that cannot be measured is not taken on trust).
+        if (launch.tenant && launch.tenant->budgets.cpu_usec)
+            return fail(checked.error().context("tenant \"" + launch.tenant->name + "\" has a CPU ceiling, so the run has a CPU budget"));
+        return fail(checked.error());
+    }
     launch.output = TRY(monitor::open_output_plumbing(launch.policy, format));
     // Last: once it is written, the run counts until its end record (the monitor's, delete's, or a replay's).
     if (launch.tenant)
