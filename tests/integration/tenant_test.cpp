@@ -294,3 +294,19 @@ TEST_CASE("a tenant with a CPU ceiling is refused where the run's CPU cannot be 
     CHECK(show(sb, "w")["used"]["runs"].num() == 1);
     check_nothing_left(sb);
 }
+
+TEST_CASE("husk sandbox --tenant is charged and refused like run", "[integration][tenant]") {
+    Sandbox sb;
+    set_tenant(sb, "s", {"--runs", "1", "--output", "1k"});
+    Output first = sb.husk({"sandbox", "--tenant", "s", "--verdict", sb.dir() + "/a.json", "--", "echo", "hi"});
+    require_ok(first);
+    Json a = Json::parse(read_file(sb.dir() + "/a.json"));
+    CHECK(a["limits"]["outputLimitBytes"].num() == 1024);
+    Json account = show(sb, "s");
+    CHECK(account["used"]["runs"].num() == 1);
+    CHECK(account["used"]["outputBytes"].num() == 3);
+    Output second = sb.husk({"sandbox", "--tenant", "s", "--verdict", sb.dir() + "/b.json", "--", "true"});
+    CHECK(second.exit_code == 1);
+    CHECK(Json::parse(read_file(sb.dir() + "/b.json"))["exit"]["reason"].str() == "tenant-quota");
+    check_nothing_left(sb);
+}
