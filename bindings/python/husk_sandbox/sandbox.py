@@ -70,6 +70,7 @@ class Sandbox:
         self._stdout_done = False
         self._stdin_data: Optional[memoryview] = None
         self._closed = False
+        self._lenient = False
 
         stdin_arg = subprocess.DEVNULL
         if isinstance(stdin, (bytes, bytearray, memoryview)):
@@ -160,16 +161,16 @@ class Sandbox:
         """Cancels the run if it still goes on, waits for husk to exit and releases the pipes."""
         if self._closed:
             return
+        # A line that breaks the format must not stop the wait: husk would be left running.
+        self._lenient = True
         try:
             if self._process.poll() is None:
                 self.cancel()
             self._drain(None)
-        except BaseException:
-            # Interrupted while waiting (a second Ctrl-C, say): husk must not be left behind even then.
-            self._process.kill()
-            self._process.wait()
-            raise
         finally:
+            # Interrupted meanwhile (a second Ctrl-C): husk has its SIGTERM and stops the container within
+            # the kill grace on its own. SIGKILL to husk instead could leave the container without anyone to
+            # stop it, so husk is left to finish.
             self._release()
 
     def __enter__(self) -> "Sandbox":
@@ -230,7 +231,12 @@ class Sandbox:
                 start = end + 1
                 if not line.strip():
                     continue
-                item = parse_line(line)
+                try:
+                    item = parse_line(line)
+                except HuskError:
+                    if self._lenient:
+                        continue
+                    raise
                 if isinstance(item, Chunk):
                     self._queue.append(item)
                 elif isinstance(item, VerdictLine):
