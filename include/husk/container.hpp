@@ -17,6 +17,10 @@
 
 namespace husk {
 
+namespace spec {
+struct SandboxSettings;
+}
+
 enum class CgroupManager { cgroupfs, disabled };
 
 struct Runtime {
@@ -28,6 +32,10 @@ struct CreateOptions {
     std::string id;
     std::string bundle;           // empty: the current directory
     std::string config;           // empty: <bundle>/config.json; relative paths are relative to the bundle
+    // A config held in memory (`husk sandbox` builds one): used instead of reading a file, through the same
+    // parse and validation; `config` is ignored, and `bundle` (default: the current directory) still anchors
+    // relative paths. The state dir keeps a copy, as of any config.
+    std::optional<std::string> config_text;
     std::string pid_file;
     std::string console_socket;
     bool no_pivot = false;
@@ -146,6 +154,11 @@ Result<void> watch_container_events(const Runtime& runtime, const std::string& i
 
 // `husk features`: the runtime-spec features document (features.md) of this build on this kernel, as JSON.
 std::string features_json();
+
+// `husk sandbox`: the config.json text of the settings (spec/sandbox_config.hpp) on this host: without a
+// rootfs, the host's /usr, /bin, /lib* that exist and ld.so.cache (with the host's network, the resolver's
+// files) on a tmpfs root over the state root (run.husk.root=tmpfs); with one, its absolute path.
+Result<std::string> sandbox_config_json(const Runtime& runtime, spec::SandboxSettings settings);
 
 // `husk seccomp-profile`: the seccomp profile husk ships for untrusted code, as a linux.seccomp object
 // (docs/security.md, "The default profile").

@@ -1,5 +1,7 @@
 #include "cli/create_options.hpp"
 
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <string>
 
@@ -32,20 +34,8 @@ Result<void> check_limit_flag(const LimitFlag& limit, const std::string& value) 
 
 }  // namespace
 
-po::options_description create_options_description() {
-    po::options_description options;
-    options.add_options()
-        ("bundle,b", po::value<std::string>()->default_value(""), "bundle directory (default: the current directory)")
-        ("config,f", po::value<std::string>()->default_value(""), "config file, relative to the bundle (default: config.json)")
-        ("pid-file", po::value<std::string>()->default_value(""), "write init's host pid to this file")
-        ("console-socket", po::value<std::string>()->default_value(""), "unix socket that receives the pty master (process.terminal)")
-        ("no-pivot", "use MS_MOVE + chroot instead of pivot_root (for a rootfs on ramfs)")
-        ("no-new-keyring", "do not create a session keyring (husk never does)")
-        ("preserve-fds", po::value<int>()->default_value(0), "pass fds 3..3+N-1 to the container")
-        ("die-with-parent", "when the process that started husk dies (even of SIGKILL), kill the container at once "
-                            "and delete it; the verdict says so");
-    po::options_description limits(
-        "\nhusk's limits (each sets its run.husk.* annotation and wins over the same annotation in config.json)");
+po::options_description limit_options_description(const std::string& caption) {
+    po::options_description limits(caption);
     limits.add_options()
         ("timeout", po::value<std::string>(), "wall-time limit counted from start (500ms, 30s, 2m, 1h; > 0): "
                                               "then the stop signal, and after the grace the whole container is killed; "
@@ -60,7 +50,23 @@ po::options_description create_options_description() {
         ("cpu-limit", po::value<std::string>(), "CPU-time budget of the whole cgroup counted from start (1.5s, 2m; "
                                                 "> 0): then the container is killed; reason \"cpu-limit\" "
                                                 "(run.husk.cpu-limit)");
-    options.add(limits);
+    return limits;
+}
+
+po::options_description create_options_description() {
+    po::options_description options;
+    options.add_options()
+        ("bundle,b", po::value<std::string>()->default_value(""), "bundle directory (default: the current directory)")
+        ("config,f", po::value<std::string>()->default_value(""), "config file, relative to the bundle (default: config.json)")
+        ("pid-file", po::value<std::string>()->default_value(""), "write init's host pid to this file")
+        ("console-socket", po::value<std::string>()->default_value(""), "unix socket that receives the pty master (process.terminal)")
+        ("no-pivot", "use MS_MOVE + chroot instead of pivot_root (for a rootfs on ramfs)")
+        ("no-new-keyring", "do not create a session keyring (husk never does)")
+        ("preserve-fds", po::value<int>()->default_value(0), "pass fds 3..3+N-1 to the container")
+        ("die-with-parent", "when the process that started husk dies (even of SIGKILL), kill the container at once "
+                            "and delete it; the verdict says so");
+    options.add(limit_options_description(
+        "\nhusk's limits (each sets its run.husk.* annotation and wins over the same annotation in config.json)"));
     return options;
 }
 
@@ -80,13 +86,66 @@ Result<CreateOptions> read_create_options(const po::variables_map& vm) {
     if (create.preserve_fds < 0 || create.preserve_fds > std::numeric_limits<int>::max() - 3)
         return fail_msg("--preserve-fds: " + std::to_string(create.preserve_fds) +
                         " is not a number of fds (0 or more)");
+    TRY(read_limit_flags(vm, create.annotations));
+    return create;
+}
+
+Result<void> read_limit_flags(const po::variables_map& vm, std::map<std::string, std::string>& annotations) {
     for (const LimitFlag& limit : limit_flags) {
         if (!vm.count(limit.flag)) continue;
         const std::string& value = vm[limit.flag].as<std::string>();
         TRY(check_limit_flag(limit, value));
-        create.annotations[limit.annotation] = value;
+        annotations[limit.annotation] = value;
     }
-    return create;
+    return {};
+}
+
+po::options_description verdict_options_description() {
+    po::options_description options;
+    options.add_options()
+        ("verdict", po::value<std::string>(), "when the run ends, write the verdict (one JSON object: reason, exit, "
+                                              "usage, security, limits; husk(8) VERDICT) to FILE, atomically; also "
+                                              "when the config is refused or setup fails")
+        ("verdict-fd", po::value<int>(), "the same, written to the inherited fd N in one write");
+    return options;
+}
+
+Result<void> read_verdict_target(const po::variables_map& vm, VerdictTarget& target) {
+    if (vm.count("verdict")) target.path = vm["verdict"].as<std::string>();
+    if (vm.count("verdict-fd")) target.fd = vm["verdict-fd"].as<int>();
+    // Refused with the target still set where it can be, so the refusal is delivered as the verdict.
+    if (!target.path.empty() && target.fd >= 0) {
+        target.fd = -1;
+        return fail_msg("--verdict and --verdict-fd exclude each other");
+    }
+    if (vm.count("verdict-fd") && target.fd < 0) return fail_msg("--verdict-fd: needs an fd >= 0");
+    return {};
+}
+
+int refuse_run(const Globals& globals, const char* verb, const VerdictTarget& target, const std::string& id,
+               const std::string& message) {
+    std::fprintf(stderr, "husk: %s: %s\n", verb, message.c_str());
+    if (target.wanted())
+        if (auto delivered = deliver_refused_verdict(target, id, Error::msg(message), 2); !delivered)
+            report(globals, std::string(verb) + " " + id, delivered.error());
+    return 2;
+}
+
+int refuse_unparsed_run(const Globals& globals, const char* verb, const Args& args, const std::string& message) {
+    VerdictTarget target;
+    int targets = 0;
+    for (std::size_t i = 0; i < args.size() && args[i] != "--"; ++i) {
+        const std::string& arg = args[i];
+        bool next = i + 1 < args.size();
+        if (arg == "--verdict" && next) target.path = args[++i], ++targets;
+        else if (arg.starts_with("--verdict=")) target.path = arg.substr(10), ++targets;
+        else if (arg == "--verdict-fd" && next) target.fd = std::atoi(args[++i].c_str()), ++targets;
+        else if (arg.starts_with("--verdict-fd=")) target.fd = std::atoi(arg.c_str() + 13), ++targets;
+    }
+    if (targets != 1 || target.fd < -1 || (target.path.empty() && target.fd < 0)) return 2;
+    if (auto delivered = deliver_refused_verdict(target, "", Error::msg(message), 2); !delivered)
+        report(globals, verb, delivered.error());
+    return 2;
 }
 
 }  // namespace husk::cli

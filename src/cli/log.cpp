@@ -81,13 +81,15 @@ void debug(const Globals& globals, const std::string& message) {
 
 bool parse_verb(const char* verb, const char* usage, const po::options_description& options,
                 const po::positional_options_description& positional, const Args& args, po::variables_map& out,
-                int* status) {
+                int* status, std::string* usage_error) {
     po::options_description all(std::string("Usage: husk ") + verb + " " + usage + "\n\nOptions");
     all.add(options);
     all.add_options()("help,h", "show this help");
     po::options_description hidden;
     // Positional arguments every verb may name in its positional description.
-    hidden.add_options()("id", po::value<std::string>())("signal", po::value<std::string>());
+    // A verb that has --id as a flag of its own (sandbox) takes it from there.
+    if (options.find_nothrow("id", false) == nullptr) hidden.add_options()("id", po::value<std::string>());
+    hidden.add_options()("signal", po::value<std::string>());
     po::options_description parse_with;
     parse_with.add(all).add(hidden);
     try {
@@ -95,6 +97,7 @@ bool parse_verb(const char* verb, const char* usage, const po::options_descripti
         po::notify(out);
     } catch (const po::error& e) {
         std::fprintf(stderr, "husk: %s: %s\n", verb, e.what());
+        if (usage_error != nullptr) *usage_error = e.what();
         *status = 2;
         return false;
     }

@@ -49,11 +49,6 @@ std::size_t find_id(const Args& args) {
     return args.size();
 }
 
-template <typename T>
-std::vector<T> list(const po::variables_map& vm, const char* name) {
-    return vm.count(name) ? vm[name].as<std::vector<T>>() : std::vector<T>{};
-}
-
 }  // namespace
 
 int verb_exec(const Globals& globals, const Args& args) {
@@ -94,10 +89,10 @@ int verb_exec(const Globals& globals, const Args& args) {
     exec.tty = vm.count("tty") > 0;
     exec.console_socket = vm["console-socket"].as<std::string>();
     exec.cwd = vm["cwd"].as<std::string>();
-    exec.env = list<std::string>(vm, "env");
+    exec.env = values_of<std::string>(vm, "env");
     exec.user = vm["user"].as<std::string>();
     if (vm.count("additional-gids")) exec.additional_gids = vm["additional-gids"].as<std::vector<std::uint32_t>>();
-    exec.caps = list<std::string>(vm, "cap");
+    exec.caps = values_of<std::string>(vm, "cap");
     exec.no_new_privs = vm.count("no-new-privs") > 0;
     exec.preserve_fds = vm["preserve-fds"].as<int>();
     if (exec.preserve_fds < 0) {

@@ -7,33 +7,20 @@ int verb_run(const Globals& globals, const Args& args) {
     po::options_description options = create_options_description();
     options.add_options()
         ("detach,d", "return once the container has started")
-        ("keep", "keep the container's state after it stops (husk state still answers)")
-        ("verdict", po::value<std::string>(), "when the run ends, write the verdict (one JSON object: reason, exit, "
-                                              "usage, security, limits; husk(8) VERDICT) to FILE, atomically; also "
-                                              "when the config is refused or setup fails")
-        ("verdict-fd", po::value<int>(), "the same, written to the inherited fd N in one write");
+        ("keep", "keep the container's state after it stops (husk state still answers)");
+    options.add(verdict_options_description());
     po::positional_options_description positional;
     positional.add("id", 1);
     po::variables_map vm;
     int status = 0;
-    if (!parse_verb("run", "[options] ID", options, positional, args, vm, &status)) return status;
+    std::string usage_error;
+    if (!parse_verb("run", "[options] ID", options, positional, args, vm, &status, &usage_error))
+        return usage_error.empty() ? status : refuse_unparsed_run(globals, "run", args, usage_error);
     RunOptions run;
-    if (vm.count("verdict")) run.verdict.path = vm["verdict"].as<std::string>();
-    if (vm.count("verdict-fd")) run.verdict.fd = vm["verdict-fd"].as<int>();
     const std::string id = vm.count("id") ? vm["id"].as<std::string>() : "";
     // A refusal still delivers the one verdict the caller waits for.
-    auto refuse = [&](const std::string& message) {
-        std::fprintf(stderr, "husk: run: %s\n", message.c_str());
-        if (run.verdict.wanted())
-            if (auto delivered = deliver_refused_verdict(run.verdict, id, Error::msg(message), 2); !delivered)
-                report(globals, "run " + id, delivered.error());
-        return 2;
-    };
-    if (!run.verdict.path.empty() && run.verdict.fd >= 0) {
-        run.verdict.fd = -1;
-        return refuse("--verdict and --verdict-fd exclude each other");
-    }
-    if (vm.count("verdict-fd") && vm["verdict-fd"].as<int>() < 0) return refuse("--verdict-fd: needs an fd >= 0");
+    auto refuse = [&](const std::string& message) { return refuse_run(globals, "run", run.verdict, id, message); };
+    if (auto target = read_verdict_target(vm, run.verdict); !target) return refuse(target.error().message());
     if (run.verdict.wanted() && vm.count("detach")) return refuse("--verdict needs a foreground run, not --detach");
     auto read = read_create_options(vm);
     if (!read) return refuse(read.error().message());

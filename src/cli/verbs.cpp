@@ -5,6 +5,7 @@ namespace husk::cli {
 int verb_create(const Globals&, const Args&);
 int verb_start(const Globals&, const Args&);
 int verb_run(const Globals&, const Args&);
+int verb_sandbox(const Globals&, const Args&);
 int verb_exec(const Globals&, const Args&);
 int verb_state(const Globals&, const Args&);
 int verb_kill(const Globals&, const Args&);
@@ -25,6 +26,8 @@ const std::vector<Verb>& verbs() {
         {"create", "create a container from a bundle; it waits for start", verb_create},
         {"start", "start the workload of a created container", verb_start},
         {"run", "create and start a container, and wait for it unless --detach", verb_run},
+        {"sandbox", "run a program confined and limited, without a bundle, and delete it (husk(8) SANDBOX)",
+         verb_sandbox},
         {"exec", "run a new process in a running container (runc's flags)", verb_exec},
         {"state", "print the OCI state of a container as JSON", verb_state},
         {"kill", "send a signal to the container's init (or all its processes)", verb_kill},

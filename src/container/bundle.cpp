@@ -15,6 +15,12 @@
 namespace husk::container {
 namespace {
 
+std::string relative_to(const std::string& base, const std::string& path) {
+    return !path.empty() && path[0] == '/' ? path : base + "/" + path;
+}
+
+}  // namespace
+
 Result<std::string> absolute_directory(const std::string& path, const char* what) {
     char resolved[PATH_MAX];
     if (::realpath(path.c_str(), resolved) == nullptr) return fail_sys(errno, what, path);
@@ -23,12 +29,6 @@ Result<std::string> absolute_directory(const std::string& path, const char* what
     if (!S_ISDIR(st.st_mode)) return fail_sys(ENOTDIR, what, path);
     return std::string(resolved);
 }
-
-std::string relative_to(const std::string& base, const std::string& path) {
-    return !path.empty() && path[0] == '/' ? path : base + "/" + path;
-}
-
-}  // namespace
 
 Result<Bundle> load_bundle(const CreateOptions& options) {
     Bundle bundle;
@@ -40,8 +40,14 @@ Result<Bundle> load_bundle(const CreateOptions& options) {
         dir = cwd;
     }
     bundle.dir = TRY(absolute_directory(dir, "bundle"));
-    std::string config_path = relative_to(bundle.dir, options.config.empty() ? "config.json" : options.config);
-    bundle.config_text = TRY(read_file(config_path, max_json_bytes));
+    // An in-memory config is named so in errors, where a file would be named by its path.
+    std::string config_path = "the in-memory config";
+    if (options.config_text) {
+        bundle.config_text = *options.config_text;  // parse_config bounds it as read_file does a file
+    } else {
+        config_path = relative_to(bundle.dir, options.config.empty() ? "config.json" : options.config);
+        bundle.config_text = TRY(read_file(config_path, max_json_bytes));
+    }
     auto spec = spec::parse_config(bundle.config_text);
     if (!spec) return fail(spec.error().context(config_path));
     if (options.warn)

@@ -18,5 +18,7 @@ struct Bundle {
 };
 
 Result<Bundle> load_bundle(const CreateOptions& options);
+// The path with symlinks resolved, which must be a directory; errors name `what` ("bundle", "rootfs").
+Result<std::string> absolute_directory(const std::string& path, const char* what);
 
 }  // namespace husk::container

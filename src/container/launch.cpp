@@ -87,7 +87,7 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     auto cgroup_plan = TRY(cgroup::prepare_cgroup(spec, husk, options.id, manager_of(runtime.cgroup_manager)));
     launch.plan = TRY(process::prepare_container(
         spec, process::PlanOptions{launch.bundle.rootfs, launch.bundle.dir, options.no_pivot, options.preserve_fds,
-                                   husk.seccomp_skip_unknown, husk.init}));
+                                   husk.seccomp_skip_unknown, husk.init, husk.root_tmpfs}));
     launch.buffers = std::make_unique<process::ChildBuffers>();
     if (!options.console_socket.empty()) launch.console_socket = TRY(connect_console_socket(options.console_socket));
 

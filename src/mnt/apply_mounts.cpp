@@ -94,9 +94,13 @@ Result<void> apply_mounts(const RootfsPlan& plan, TreeSource trees) noexcept {
     if (::mount(nullptr, "/", nullptr, plan.root_propagation, nullptr) != 0)
         return fail_sys(errno, "set propagation of", "/");
     if (plan.make_rootfs_parent_private) TRY(make_parent_private(rootfs));
-    // The rootfs becomes a mount of its own: pivot_root needs one, and targets resolve beneath it.
-    if (::mount(rootfs, rootfs, nullptr, MS_BIND | MS_REC, nullptr) != 0)
+    // The rootfs becomes a mount of its own: pivot_root needs one, and targets resolve beneath it. With
+    // run.husk.root=tmpfs that mount is a fresh tmpfs instead of root.path bound onto itself.
+    if (plan.root_tmpfs) {
+        TRY(mount_tmpfs_root(rootfs));
+    } else if (::mount(rootfs, rootfs, nullptr, MS_BIND | MS_REC, nullptr) != 0) {
         return fail_sys(errno, "bind rootfs onto itself", rootfs);
+    }
     UniqueFd root(::open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (!root) return fail_sys(errno, "open", rootfs);
 

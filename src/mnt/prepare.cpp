@@ -35,6 +35,7 @@ Result<RootfsPlan> prepare_rootfs(const spec::Spec& spec, const std::string& roo
 
     RootfsPlan plan;
     plan.rootfs = rootfs;
+    plan.root_tmpfs = options.root_tmpfs;
     plan.no_pivot = options.no_pivot;
     plan.terminal = options.terminal;
     plan.readonly_root = spec.root.readonly;

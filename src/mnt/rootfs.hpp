@@ -24,6 +24,7 @@ struct RootfsOptions {
     bool no_pivot = false;  // --no-pivot: MS_MOVE + chroot instead of pivot_root
     bool terminal = false;  // process.terminal: /dev/console gets an empty file for apply_console
     std::string bundle;     // bind sources given as relative paths are relative to it (config.md "Mounts")
+    bool root_tmpfs = false;  // run.husk.root=tmpfs: a fresh tmpfs over the rootfs, not the rootfs itself
 };
 
 enum class MountKind {
@@ -85,6 +86,7 @@ struct DevSymlink {
 
 struct RootfsPlan {
     std::string rootfs;  // absolute, resolved host path
+    bool root_tmpfs = false;  // mount_tmpfs_root over it instead of binding it onto itself
     bool no_pivot = false;
     bool terminal = false;
     unsigned long root_propagation = 0;        // applied to "/" first (default MS_SLAVE | MS_REC, as runc)

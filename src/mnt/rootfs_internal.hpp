@@ -26,4 +26,8 @@ Result<void> apply_devices(const RootfsPlan& plan, int root_fd) noexcept;
 // copied into the new, still detached tmpfs `to`. `subject` is the mount's destination, for errors.
 Result<void> copy_up(int from, int to, const char* subject) noexcept;
 
+// Child: run.husk.root=tmpfs. A fresh tmpfs (0755) over `rootfs`, in the container's mount namespace, with
+// /etc/passwd and /etc/group for root and nobody (65534); it is then the rootfs that mounts[] go into.
+Result<void> mount_tmpfs_root(const char* rootfs) noexcept;
+
 }  // namespace husk::mnt

@@ -30,7 +30,10 @@ Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOption
     plan.namespaces = TRY(ns::prepare_namespaces(linux));
     plan.rootfs = TRY(mnt::prepare_rootfs(
         spec, options.rootfs,
-        mnt::RootfsOptions{.no_pivot = options.no_pivot, .terminal = spec.process->terminal, .bundle = options.bundle}));
+        mnt::RootfsOptions{.no_pivot = options.no_pivot,
+                           .terminal = spec.process->terminal,
+                           .bundle = options.bundle,
+                           .root_tmpfs = options.root_tmpfs}));
     plan.credentials = TRY(caps::prepare_credentials(*spec.process));
     plan.rlimits = TRY(rlimit::prepare_rlimits(*spec.process));
     plan.loopback = TRY(net::prepare_loopback());

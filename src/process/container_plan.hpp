@@ -29,6 +29,7 @@ struct PlanOptions {
     int preserve_fds = 0;
     bool seccomp_skip_unknown = false;  // run.husk.seccomp-unknown-syscalls=skip-allowed
     bool husk_init = false;             // run.husk.init=true
+    bool root_tmpfs = false;            // run.husk.root=tmpfs
 };
 
 struct ContainerPlan {

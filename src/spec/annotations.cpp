@@ -107,10 +107,13 @@ Result<void> parse_husk_annotation(std::string_view key, const std::string& valu
         if (value != "error" && value != "skip-allowed")
             return fail_msg("want \"error\" or \"skip-allowed\", not " + quoted(value));
         out.seccomp_skip_unknown = value == "skip-allowed";
+    } else if (name == "root") {
+        if (value != "bind" && value != "tmpfs") return fail_msg("want \"bind\" or \"tmpfs\", not " + quoted(value));
+        out.root_tmpfs = value == "tmpfs";
     } else {
         return fail_msg("unknown husk annotation (known: run.husk.timeout, run.husk.kill-grace, "
                         "run.husk.stop-signal, run.husk.output-limit, run.husk.cpu-limit, run.husk.oom-group, "
-                        "run.husk.seccomp-unknown-syscalls, run.husk.init)");
+                        "run.husk.seccomp-unknown-syscalls, run.husk.init, run.husk.root)");
     }
     return {};
 }

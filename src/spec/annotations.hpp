@@ -29,6 +29,12 @@ struct HuskAnnotations {
     // run.husk.init=true: pid 1 is husk's minimal init (src/init/husk_init.cpp), which runs process.args as
     // its child, forwards signals, reaps orphans and exits with the program's status, as podman's --init.
     bool init = false;
+    // run.husk.root=tmpfs: the container's root is a fresh tmpfs mounted over root.path inside the container's
+    // own mount namespace (root.path only names where; nothing of it is seen or written), holding the mount
+    // points of mounts[] and husk's minimal /etc/passwd and /etc/group (root, nobody 65534). `husk sandbox`
+    // builds its host view on it, so that no mount point is ever created in a host directory. Default "bind":
+    // root.path itself, bound onto itself.
+    bool root_tmpfs = false;
 };
 
 // "30s", "500ms", "2m", "1h", "250us", decimals allowed ("1.5s"); a bare "0" is zero. Whole microseconds.

@@ -93,3 +93,12 @@ TEST_CASE("run.husk.init is true or false, and off unless set", "[spec]") {
     REQUIRE_FALSE(bad);
     CHECK(bad.error().message() == "annotations[\"run.husk.init\"]: want \"true\" or \"false\", not \"1\"");
 }
+
+TEST_CASE("run.husk.root is bind or tmpfs, and bind unless set", "[spec]") {
+    CHECK_FALSE(parse_husk_annotations({}).value().root_tmpfs);
+    CHECK(parse_husk_annotations({{"run.husk.root", "tmpfs"}}).value().root_tmpfs);
+    CHECK_FALSE(parse_husk_annotations({{"run.husk.root", "bind"}}).value().root_tmpfs);
+    auto bad = parse_husk_annotations({{"run.husk.root", "ramfs"}});
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().message() == "annotations[\"run.husk.root\"]: want \"bind\" or \"tmpfs\", not \"ramfs\"");
+}

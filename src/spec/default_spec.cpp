@@ -3,37 +3,22 @@
 #include <initializer_list>
 #include <string_view>
 
-#include "base/json_writer.hpp"
+#include "spec/config_writer.hpp"
 
 namespace husk::spec {
 namespace {
-
-using Strings = std::initializer_list<std::string_view>;
-
-void string_array(JsonWriter& out, std::string_view key, Strings values) {
-    out.key(key).begin_array();
-    for (std::string_view value : values) out.string(value);
-    out.end_array();
-}
-
-void mount(JsonWriter& out, std::string_view destination, std::string_view type, std::string_view source,
-           Strings options) {
-    out.begin_object().key("destination").string(destination).key("type").string(type).key("source").string(source);
-    if (options.size() > 0) string_array(out, "options", options);
-    out.end_object();
-}
 
 void process(JsonWriter& out) {
     // runc's default keeps three capabilities in every set but inheritable.
     out.key("process").begin_object();
     out.key("terminal").boolean(true);
     out.key("user").begin_object().key("uid").integer(0).key("gid").integer(0).end_object();
-    string_array(out, "args", {"sh"});
-    string_array(out, "env", {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "TERM=xterm"});
+    write_strings(out, "args", {"sh"});
+    write_strings(out, "env", {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "TERM=xterm"});
     out.key("cwd").string("/");
     out.key("capabilities").begin_object();
     for (std::string_view set : {"bounding", "effective", "permitted", "ambient"}) 
-        string_array(out, set, {"CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE"});
+        write_strings(out, set, {"CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE"});
     out.end_object();
     out.key("rlimits").begin_array();
     out.begin_object().key("type").string("RLIMIT_NOFILE").key("hard").integer(1024).key("soft").integer(1024);
@@ -44,14 +29,14 @@ void process(JsonWriter& out) {
 
 void mounts(JsonWriter& out) {
     out.key("mounts").begin_array();
-    mount(out, "/proc", "proc", "proc", {});
-    mount(out, "/dev", "tmpfs", "tmpfs", {"nosuid", "strictatime", "mode=755", "size=65536k"});
-    mount(out, "/dev/pts", "devpts", "devpts",
+    write_mount(out, "/proc", "proc", "proc", {});
+    write_mount(out, "/dev", "tmpfs", "tmpfs", {"nosuid", "strictatime", "mode=755", "size=65536k"});
+    write_mount(out, "/dev/pts", "devpts", "devpts",
           {"nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620", "gid=5"});
-    mount(out, "/dev/shm", "tmpfs", "shm", {"nosuid", "noexec", "nodev", "mode=1777", "size=65536k"});
-    mount(out, "/dev/mqueue", "mqueue", "mqueue", {"nosuid", "noexec", "nodev"});
-    mount(out, "/sys", "sysfs", "sysfs", {"nosuid", "noexec", "nodev", "ro"});
-    mount(out, "/sys/fs/cgroup", "cgroup", "cgroup", {"nosuid", "noexec", "nodev", "relatime", "ro"});
+    write_mount(out, "/dev/shm", "tmpfs", "shm", {"nosuid", "noexec", "nodev", "mode=1777", "size=65536k"});
+    write_mount(out, "/dev/mqueue", "mqueue", "mqueue", {"nosuid", "noexec", "nodev"});
+    write_mount(out, "/sys", "sysfs", "sysfs", {"nosuid", "noexec", "nodev", "ro"});
+    write_mount(out, "/sys/fs/cgroup", "cgroup", "cgroup", {"nosuid", "noexec", "nodev", "relatime", "ro"});
     out.end_array();
 }
 
@@ -65,10 +50,10 @@ void linux(JsonWriter& out) {
     for (std::string_view type : {"pid", "network", "ipc", "uts", "mount"})
         out.begin_object().key("type").string(type).end_object();
     out.end_array();
-    string_array(out, "maskedPaths",
+    write_strings(out, "maskedPaths",
                  {"/proc/acpi", "/proc/asound", "/proc/kcore", "/proc/keys", "/proc/latency_stats", "/proc/timer_list",
                   "/proc/timer_stats", "/proc/sched_debug", "/sys/firmware", "/proc/scsi"});
-    string_array(out, "readonlyPaths", {"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"});
+    write_strings(out, "readonlyPaths", {"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"});
     out.end_object();
 }
 

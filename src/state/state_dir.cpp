@@ -25,16 +25,6 @@ namespace {
 constexpr const char* lock_name = "lock";
 constexpr const char* record_name = "state.json";
 
-Result<void> make_root(const std::string& root) {
-    // mkdir -p: the root may be nested (containerd passes /run/containerd/runc/<namespace>).
-    for (std::size_t slash = 1; slash <= root.size(); ++slash) {
-        if (slash != root.size() && root[slash] != '/') continue;
-        std::string prefix = root.substr(0, slash);
-        if (::mkdir(prefix.c_str(), 0711) != 0 && errno != EEXIST) return fail_sys(errno, "mkdir", prefix);
-    }
-    return {};
-}
-
 Result<void> remove_entries(int dirfd, const std::string& path) {
     int err = 0;
     for (const DirEntry& entry : TRY(list_dir_at(dirfd, path))) {
@@ -67,6 +57,16 @@ std::optional<std::pair<pid_t, std::uint64_t>> parse_creator(std::string_view re
 }
 
 }  // namespace
+
+Result<void> make_root(const std::string& root) {
+    // mkdir -p: the root may be nested (containerd passes /run/containerd/runc/<namespace>).
+    for (std::size_t slash = 1; slash <= root.size(); ++slash) {
+        if (slash != root.size() && root[slash] != '/') continue;
+        std::string prefix = root.substr(0, slash);
+        if (::mkdir(prefix.c_str(), 0711) != 0 && errno != EEXIST) return fail_sys(errno, "mkdir", prefix);
+    }
+    return {};
+}
 
 Result<StateDir> StateDir::create(const std::string& root, const ContainerId& id, const Record* first) {
     TRY(make_root(root));

@@ -65,6 +65,9 @@ private:
 // (their creator, named in the directory name, is no longer alive). Best effort; those of live creators stay.
 void remove_abandoned_creations(const std::string& root, const ContainerId& id);
 
+// The state root like mkdir -p, each new level 0711 (containerd passes nested roots).
+Result<void> make_root(const std::string& root);
+
 // Ids of all containers under root, sorted; a missing root means none. Names that are not valid ids (made by
 // hand: no verb could name them) and those starting with '.' (create's temporaries) are left out.
 std::vector<ContainerId> list_ids(const std::string& root);

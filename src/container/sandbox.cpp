@@ -1,0 +1,79 @@
+// `husk sandbox`'s config: the host facts the pure builder (spec/sandbox_config.cpp) needs, looked up here.
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+
+#include "container/bundle.hpp"
+#include "husk/container.hpp"
+#include "spec/sandbox_config.hpp"
+#include "state/state_dir.hpp"
+
+namespace husk {
+namespace {
+
+// The host path with every symlink resolved, if it exists and is of the wanted type.
+std::optional<std::string> resolved(const char* path, mode_t type) {
+    char buffer[PATH_MAX];
+    if (::realpath(path, buffer) == nullptr) return std::nullopt;
+    struct stat st {};
+    if (::stat(buffer, &st) != 0 || (st.st_mode & S_IFMT) != type) return std::nullopt;
+    return std::string(buffer);
+}
+
+// The directories programs and their libraries live in. On a merged-/usr host (Debian 12) /bin, /sbin and
+// /lib* are symlinks into /usr: each is bound from its target at its own path, so that /bin/sh, the ELF
+// interpreter /lib64/ld-linux-x86-64.so.2 and #! lines resolve, without a symlink to make in the root.
+std::vector<spec::SandboxBind> host_view() {
+    std::vector<spec::SandboxBind> view;
+    for (const char* path : {"/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"})
+        if (auto source = resolved(path, S_IFDIR)) view.push_back({*source, path, false});
+    return view;
+}
+
+// ld.so.cache, so that the dynamic loader finds libraries as on the host; with the host's network, the
+// resolver's files as well. Never passwd, shadow or the rest of /etc: mnt writes the sandbox's own accounts.
+std::vector<spec::SandboxBind> host_etc(spec::SandboxNet net) {
+    std::vector<const char*> files = {"/etc/ld.so.cache"};
+    if (net == spec::SandboxNet::host) files.insert(files.end(), {"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf"});
+    std::vector<spec::SandboxBind> binds;
+    for (const char* file : files)
+        if (auto source = resolved(file, S_IFREG)) binds.push_back({*source, file, false});
+    return binds;
+}
+
+// In a user namespace the container's root (host uid 2^30) binds the rootfs onto itself from inside, so
+// each directory on its path must let others search it (mktemp -d makes 0700). Said here, with what to do,
+// rather than as the child's bare "permission denied".
+Result<void> check_reachable(const std::string& rootfs) {
+    for (std::size_t slash = rootfs.size(); slash != std::string::npos && slash > 0; slash = rootfs.rfind('/', slash - 1)) {
+        std::string dir = rootfs.substr(0, slash);
+        struct stat st {};
+        if (::stat(dir.c_str(), &st) != 0) return fail_sys(errno, "--rootfs", dir);
+        if (!(st.st_mode & S_IXOTH))
+            return fail_msg("--rootfs " + rootfs + ": the sandbox's root (host uid " +
+                            std::to_string(spec::sandbox_host_id_base) + " in its user namespace) cannot reach it: " +
+                            dir + " is not searchable by others (chmod o+x it, or use --no-userns)");
+    }
+    return {};
+}
+
+}  // namespace
+
+Result<std::string> sandbox_config_json(const Runtime& runtime, spec::SandboxSettings settings) {
+    if (settings.rootfs.empty()) {
+        // The tmpfs root needs a directory to cover (inside the container's mount namespace only): the state
+        // root, which exists whenever husk runs a container, is husk's own, and is hidden that way as well.
+        TRY(state::make_root(runtime.root));
+        settings.tmpfs_root_at = TRY(container::absolute_directory(runtime.root, "state root"));
+        settings.host_view = host_view();
+        settings.host_etc = host_etc(settings.net);
+    } else {
+        settings.rootfs = TRY(container::absolute_directory(settings.rootfs, "--rootfs"));
+        if (settings.userns) TRY(check_reachable(settings.rootfs));
+    }
+    return spec::sandbox_config_json(settings);
+}
+
+}  // namespace husk
