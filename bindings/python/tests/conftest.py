@@ -3,8 +3,10 @@ check that nothing a test started is left behind (no container in the root, no c
 
 import itertools
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -76,11 +78,16 @@ class Runs:
 
 
 @pytest.fixture
-def runs(husk, tmp_path):
+def runs(husk):
     """run(argv, **runs.options(...)): the real husk, a root of the test's own, and afterwards the check
     that the test left no container, cgroup or process behind."""
-    root = tmp_path / "state"
-    root.mkdir()
+    # Not below pytest's tmp_path: /tmp/pytest-of-root is 0700, and husk sandbox mounts the sandbox's root
+    # inside the state directory, which the sandbox's user namespace ids must be able to reach.
+    root = Path(tempfile.mkdtemp(prefix="husk-pytest-"))
+    root.chmod(0o711)
     tracker = Runs(husk, root)
-    yield tracker
-    assert tracker.leftovers() == []
+    try:
+        yield tracker
+        assert tracker.leftovers() == []
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

@@ -2,7 +2,10 @@
 
 import json
 import os
+import shutil
 import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -13,11 +16,16 @@ SCRIPT = os.environ.get("HUSK_ROOTFS_SCRIPT") or str(REPO / "bundles" / "build-r
 
 
 @pytest.fixture(scope="module")
-def python_bundle(tmp_path_factory):
+def python_bundle():
     """A bundle whose rootfs is built with --python, and whose config is the busybox demo's."""
-    bundle = tmp_path_factory.mktemp("python-bundle")
-    subprocess.run([SCRIPT, "--python", str(bundle / "rootfs")], check=True, timeout=300)
-    return bundle
+    # Searchable by others (not below pytest's 0700 tmp_path): husk sandbox's user namespace ids must reach it.
+    bundle = Path(tempfile.mkdtemp(prefix="husk-pytest-python-"))
+    bundle.chmod(0o755)
+    try:
+        subprocess.run([SCRIPT, "--python", str(bundle / "rootfs")], check=True, timeout=300)
+        yield bundle
+    finally:
+        shutil.rmtree(bundle)
 
 
 def husk_run(husk, bundle, root, args):
