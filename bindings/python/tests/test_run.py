@@ -92,6 +92,19 @@ def test_refused_config_is_a_verdict_not_an_exception(runs):
     assert b"--timeout" in result.husk_stderr
 
 
+def test_a_flag_husk_does_not_know_is_refused_too(runs):
+    result = run(["/bin/true"], **runs.options(extra_args=["--no-such-flag"]))
+    assert result.verdict.reason == "refused" and result.verdict.status == 2
+    assert "--no-such-flag" in result.verdict.detail
+
+
+def test_a_program_that_cannot_be_executed_is_setup_failed(runs):
+    result = run(["/nonexistent/program"], **runs.options())
+    verdict = result.verdict
+    assert verdict.reason == "setup-failed" and verdict.exit_code is None and verdict.status != 0
+    assert "/nonexistent/program" in verdict.detail
+
+
 def test_a_husk_that_cannot_start_raises(tmp_path):
     with pytest.raises(HuskStartError, match="No such file"):
         run(["/bin/true"], husk=str(tmp_path / "no-husk-here"))

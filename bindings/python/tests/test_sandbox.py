@@ -2,11 +2,12 @@
 
 import os
 import subprocess
+import sys
 import time
 
 import pytest
 
-from conftest import _processes_with
+from conftest import BINDINGS, _processes_with
 from husk_sandbox import Sandbox
 
 
@@ -75,3 +76,30 @@ def test_the_verdict_comes_after_the_output_is_read(runs):
         verdict = sandbox.wait()
         assert [c.data for c in sandbox.chunks()] in ([b"one\n", b"two\n"], [b"one\ntwo\n"])
     assert verdict.ok and sandbox.verdict is verdict
+
+
+def test_the_sandbox_dies_with_the_python_process_that_started_it(runs):
+    # die_with_parent is on by default: SIGKILL to the Python process (no cleanup can run there) must still
+    # end the container; husk watches its parent and kills and deletes the sandbox.
+    marker = f"62.{os.getpid()}"
+    options = runs.options(kill_grace=1)
+    options["root"] = str(options["root"])
+    script = (f"import sys, time; sys.path.insert(0, {str(BINDINGS)!r})\n"
+              "from husk_sandbox import Sandbox\n"
+              f"sandbox = Sandbox(['/bin/sh', '-c', 'echo ready; exec sleep {marker}'], **{options!r})\n"
+              "next(sandbox.chunks())\n"
+              "print('started', flush=True)\n"
+              "time.sleep(60)\n")
+    caller = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
+    try:
+        assert caller.stdout.readline() == b"started\n"
+        assert _processes_with(marker) != []
+    finally:
+        caller.kill()
+        caller.wait()
+        caller.stdout.close()
+    deadline = time.monotonic() + 15
+    while (_processes_with(marker) or runs.leftovers()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _processes_with(marker) == []
+    assert runs.leftovers() == []
