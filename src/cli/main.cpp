@@ -112,10 +112,10 @@ int main(int argc, char** argv) {
         return report(fallback, "", globals.error());
     }
     std::string name = argv[verb_index];
-    // create, run and exec leave husk processes where a container can see them (init or the exec'd process
-    // before execve, the monitor in a shared pid namespace, `husk exec` itself while it waits): those must not
-    // run from a writable binary (CVE-2019-5736, which attacked runc through exec).
-    if (name == "create" || name == "run" || name == "exec") {
+    // create, run, sandbox and exec leave husk processes where a container can see them (init or the exec'd
+    // process before execve, the monitor in a shared pid namespace, `husk exec` itself while it waits): those
+    // must not run from a writable binary (CVE-2019-5736, which attacked runc through exec).
+    if (name == "create" || name == "run" || name == "sandbox" || name == "exec") {
         if (auto r = husk::reexec_from_readonly_self(argv); !r) return report(*globals, name, r.error());
     }
     Args args(argv + verb_index + 1, argv + argc);

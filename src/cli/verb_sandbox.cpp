@@ -154,15 +154,20 @@ Result<std::string> seccomp_file(const std::string& path) {
 Result<spec::SandboxSettings> read_settings(const po::variables_map& vm) {
     spec::SandboxSettings settings;
     if (vm.count("rootfs")) settings.rootfs = vm["rootfs"].as<std::string>();
-    for (const std::string& text : values_of<std::string>(vm, "bind")) settings.binds.push_back(TRY(bind_flag("bind", text, false)));
-    for (const std::string& text : values_of<std::string>(vm, "bind-rw")) settings.binds.push_back(TRY(bind_flag("bind-rw", text, true)));
+    for (const std::string& text : values_of<std::string>(vm, "bind"))
+        settings.binds.push_back(TRY(bind_flag("bind", text, false)));
+    for (const std::string& text : values_of<std::string>(vm, "bind-rw"))
+        settings.binds.push_back(TRY(bind_flag("bind-rw", text, true)));
     settings.cwd = vm["cwd"].as<std::string>();
+    if (settings.cwd.empty() || settings.cwd[0] != '/')
+        return fail_msg("--cwd: want an absolute path inside the sandbox, not \"" + settings.cwd + "\"");
     // Never the caller's environment: it carries tokens and keys untrusted code must not see (bwrap and
     // firejail pass it on). A small fixed one instead, which --clear-env empties.
     if (!vm.count("clear-env"))
         settings.env = {std::string("PATH=") + spec::sandbox_default_path, "HOME=/tmp", "LANG=C.UTF-8"};
     for (const std::string& entry : values_of<std::string>(vm, "env")) {
-        if (entry.find('=') == std::string::npos) return fail_msg("--env: want K=V, not \"" + entry + "\"");
+        if (entry.find('=') == std::string::npos || entry[0] == '=')
+            return fail_msg("--env: want K=V, not \"" + entry + "\"");
         settings.env.push_back(entry);
     }
     const std::string net = vm["net"].as<std::string>();
@@ -188,6 +193,11 @@ Result<spec::SandboxSettings> read_settings(const po::variables_map& vm) {
     if (vm.count("fsize")) settings.fsize = TRY(size_flag("fsize", vm["fsize"].as<std::string>()));
     settings.landlock_read = values_of<std::string>(vm, "landlock-read");
     settings.landlock_write = values_of<std::string>(vm, "landlock-write");
+    for (const char* flag : {"landlock-read", "landlock-write"})
+        for (const std::string& path : values_of<std::string>(vm, flag))
+            if (path.empty() || path[0] != '/')
+                return fail_msg(std::string("--") + flag + ": want an absolute path inside the sandbox, not \"" +
+                                path + "\"");
     for (const std::string& port : values_of<std::string>(vm, "landlock-connect"))
         settings.landlock_connect.push_back(static_cast<std::uint16_t>(TRY(whole_number("landlock-connect", port, 0, 65535))));
     return settings;

@@ -1,5 +1,6 @@
 #include "spec/sandbox_config.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 #include <string_view>
@@ -127,7 +128,14 @@ void mounts(JsonWriter& out, const SandboxSettings& settings) {
     write_mount(out, "/dev/pts", "devpts", "devpts", {"nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620"});
     write_mount(out, "/dev/shm", "tmpfs", "shm", {"nosuid", "noexec", "nodev", "mode=1777", "size=65536k"});
     write_mount(out, "/tmp", "tmpfs", "tmpfs", {"nosuid", "nodev", "mode=1777"});
-    for (const SandboxBind& extra : settings.binds) bind(out, extra);
+    // Parents before what goes beneath them, whichever flag came first: --bind-rw /a:/x after --bind /b:/x/y
+    // would cover /x/y. The flags' own order otherwise (stable).
+    std::vector<SandboxBind> binds = settings.binds;
+    std::stable_sort(binds.begin(), binds.end(), [](const SandboxBind& a, const SandboxBind& b) {
+        return std::count(a.destination.begin(), a.destination.end(), '/') <
+               std::count(b.destination.begin(), b.destination.end(), '/');
+    });
+    for (const SandboxBind& extra : binds) bind(out, extra);
     out.end_array();
 }
 

@@ -144,3 +144,14 @@ TEST_CASE("sandbox landlock flags restrict to the named paths plus the system vi
     REQUIRE(landlock.net_port.size() == 1);
     CHECK(landlock.net_port[0].ports == std::vector<std::uint16_t>{443});
 }
+
+TEST_CASE("sandbox binds go in parent-first order, else in the order given", "[spec][sandbox]") {
+    SandboxSettings settings = host_view_settings();
+    settings.binds = {{"/srv/b", "/x/y", false}, {"/srv/a", "/x", true}, {"/srv/c", "/z", false}};
+    auto spec = accepted(settings);
+    std::vector<std::string> destinations;
+    for (const auto& mount : spec.mounts) destinations.push_back(mount.destination);
+    REQUIRE(destinations.size() >= 3);
+    CHECK(std::vector<std::string>(destinations.end() - 3, destinations.end()) ==
+          std::vector<std::string>{"/x", "/z", "/x/y"});
+}

@@ -2,7 +2,9 @@
 // left), Landlock, rlimits, --seccomp FILE, the environment.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,6 +61,15 @@ TEST_CASE("SIGTERM to husk sandbox cancels it: reason killed, the verdict writte
     const std::string id = sb.id("cancel"), verdict = sb.dir() + "/verdict.json";
     Process husk = sb.spawn_husk(sandbox_args(id, {"--kill-grace", "1s", "--verdict", verdict}, {"sleep", "60"}));
     wait_until_running(sb, id);
+    // husk itself runs from a read-only mount of its binary, as run does (CVE-2019-5736).
+    {
+        int exe = ::open(("/proc/" + std::to_string(husk.pid()) + "/exe").c_str(), O_RDONLY | O_CLOEXEC);
+        REQUIRE(exe >= 0);
+        struct statvfs fs {};
+        CHECK(::fstatvfs(exe, &fs) == 0);
+        CHECK((fs.f_flag & ST_RDONLY) != 0);
+        ::close(exe);
+    }
     REQUIRE(::kill(husk.pid(), SIGTERM) == 0);
     Output out = husk.wait();
     INFO(out.describe());

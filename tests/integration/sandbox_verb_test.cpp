@@ -8,11 +8,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <thread>
 #include <csignal>
 #include <string>
 #include <vector>
 
 #include "harness.hpp"
+#include "monitor_support.hpp"
 
 using namespace husk::test;
 
@@ -149,6 +152,14 @@ TEST_CASE("husk sandbox --net host sees the host's interfaces, the default only 
     CHECK(lines(shared.out) == lines(host.out));
     Output none = sandbox(sb, sb.id("net-none"), {"--net", "none"}, names);
     CHECK(lines(none.out) == std::vector<std::string>{"lo"});
+    // The resolver's files only come with the host's network.
+    const std::vector<std::string> resolver = {"sh", "-c", "ls /etc"};
+    Output etc_none = sandbox(sb, sb.id("etc-none"), {}, resolver);
+    CHECK(lines(etc_none.out) == std::vector<std::string>{"group", "ld.so.cache", "passwd"});
+    if (exists("/etc/resolv.conf")) {
+        Output etc_host = sandbox(sb, sb.id("etc-host"), {"--net", "host"}, {"sh", "-c", "ls /etc | grep -c resolv.conf"});
+        CHECK(lines(etc_host.out) == std::vector<std::string>{"1"});
+    }
     check_gone(sb);
 }
 
@@ -221,7 +232,8 @@ TEST_CASE("husk sandbox refuses a bad flag value before anything exists, and sti
           "[integration][sandbox]") {
     Sandbox sb;
     for (const std::vector<std::string>& flags :
-         {std::vector<std::string>{"--memory", "lots"}, {"--net", "bridge"}, {"--cpus", "0"}, {"--bind", "relative:dst"},
+         {std::vector<std::string>{"--memory", "lots"}, {"--net", "bridge"}, {"--cpus", "0"}, {"--bind", "relative:dst"}, {"--cwd", "tmp"},
+          {"--env", "=x"}, {"--landlock-read", "data"}, {"--seccomp", "/etc/passwd"},
           {"--no-such-flag"}}) {
         INFO(flags.front());
         const std::string path = sb.dir() + "/refused.json";
@@ -325,5 +337,27 @@ TEST_CASE("husk sandbox's generated id is a fresh sandbox-... and gone afterward
         CHECK_FALSE(exists(sb.root() + "/" + id));
         if (!cgroup2_mount().empty()) CHECK_FALSE(exists(cgroup2_mount() + "/husk/" + id));
     }
+    check_gone(sb);
+}
+
+TEST_CASE("husk sandbox with the id of a container that exists refuses and leaves that container alone",
+          "[integration][sandbox]") {
+    Sandbox sb;
+    const std::string id = sb.id("taken");
+    Process first = sb.spawn_husk({"sandbox", "--id", id, "--", "sleep", "60"});
+    auto deadline = std::chrono::steady_clock::now() + Ms(20000);
+    while (sb.husk({"state", id}).exit_code != 0 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(Ms(20));
+    const std::string path = sb.dir() + "/second.json";
+    Output second = sandbox(sb, id, {"--verdict", path}, {"true"});
+    INFO(second.describe());
+    CHECK(second.exit_code == 1);
+    Json v = Json::parse(read_file(path));
+    CHECK(v["exit"]["reason"].str() == "refused");
+    CHECK(v["exit"]["detail"].str() == "container with id \"" + id + "\" already exists");
+    CHECK(sb.state(id)["status"].str() == "running");
+    require_ok(sb.husk({"kill", id, "KILL"}));
+    Output out = first.wait();
+    CHECK(out.exit_code == 128 + SIGKILL);
     check_gone(sb);
 }
