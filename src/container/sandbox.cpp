@@ -59,6 +59,21 @@ Result<void> check_reachable(const std::string& rootfs) {
     return {};
 }
 
+// A --rootfs is a host directory: the sandbox makes no mount point in it (the host view has a tmpfs root for
+// that), so each one must be there already. Checked by path text; mnt still resolves each inside the root.
+Result<void> check_mount_points(const spec::SandboxSettings& settings) {
+    std::vector<std::string> points = {"/proc", "/dev", "/tmp"};
+    for (const spec::SandboxBind& bind : settings.binds) points.push_back(bind.destination);
+    for (const std::string& point : points) {
+        struct stat st {};
+        if (::lstat((settings.rootfs + point).c_str(), &st) != 0)
+            return fail_msg("--rootfs " + settings.rootfs + ": " + point +
+                            " is not in it, and husk sandbox makes no mount point in a host directory (create it "
+                            "there, or choose another destination)");
+    }
+    return {};
+}
+
 }  // namespace
 
 Result<std::string> sandbox_config_json(const Runtime& runtime, spec::SandboxSettings settings) {
@@ -72,6 +87,7 @@ Result<std::string> sandbox_config_json(const Runtime& runtime, spec::SandboxSet
     } else {
         settings.rootfs = TRY(container::absolute_directory(settings.rootfs, "--rootfs"));
         if (settings.userns) TRY(check_reachable(settings.rootfs));
+        TRY(check_mount_points(settings));
     }
     return spec::sandbox_config_json(settings);
 }

@@ -16,6 +16,7 @@
 
 #include "harness.hpp"
 #include "monitor_support.hpp"
+#include "terminal_support.hpp"
 
 using namespace husk::test;
 using Catch::Matchers::Contains;
@@ -174,5 +175,35 @@ TEST_CASE("husk sandbox never passes on the caller's environment; --env adds, --
     Output cleared = sb.husk(sandbox_args(sb.id("clear"), {"--clear-env", "--env", "B=1"}, {"/usr/bin/env"}));
     INFO(cleared.describe());
     CHECK(lines(cleared.out) == std::vector<std::string>{"B=1"});
+    check_nothing_left(sb);
+}
+
+// CVE-2017-5226 (bubblewrap): a sandboxed program given the caller's terminal pushed keystrokes into the
+// caller's shell with TIOCSTI. In husk's sandbox the program is in a session of its own (init's setsid), so
+// the terminal it inherited is not its controlling terminal and, without CAP_SYS_ADMIN, TIOCSTI fails.
+TEST_CASE("husk sandbox's program cannot push input into the caller's terminal (TIOCSTI)", "[integration][sandbox]") {
+    if (::access("/usr/bin/python3", X_OK) != 0) {
+        WARN("skipped: the host has no /usr/bin/python3");
+        return;
+    }
+    Sandbox sb;
+    TestTerminal terminal;
+    SpawnOptions on_terminal;
+    on_terminal.terminal = terminal.slave();
+    const std::string script =
+        "import fcntl, termios\n"
+        "try:\n"
+        "    fcntl.ioctl(0, termios.TIOCSTI, b'x')\n"
+        "    print('pushed')\n"
+        "except OSError as e:\n"
+        "    print('refused', e.errno)\n";
+    Process husk = sb.spawn_husk(sandbox_args(sb.id("tiocsti"), {}, {"python3", "-c", script}), on_terminal);
+    terminal.close_slave();
+    std::string seen = terminal.rest();
+    Output out = husk.wait();
+    INFO(out.describe() << " terminal: " << seen);
+    CHECK(out.exit_code == 0);
+    CHECK_THAT(seen, Contains("refused"));
+    CHECK(seen.find("pushed") == std::string::npos);
     check_nothing_left(sb);
 }

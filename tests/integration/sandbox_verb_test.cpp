@@ -318,6 +318,15 @@ TEST_CASE("husk sandbox --rootfs runs in the busybox rootfs, read-only", "[integ
     CHECK(printed[1] == "root-ro");
     CHECK(Json::parse(printed[2])["errno"].num() == EPERM);
     CHECK_FALSE(exists(b.rootfs() + "/x"));
+    // A mount point the rootfs lacks is refused, never made in the host directory, with or without userns.
+    for (const std::vector<std::string>& extra : {std::vector<std::string>{}, {"--no-userns"}}) {
+        std::vector<std::string> flags = {"--rootfs", b.rootfs(), "--bind", b.dir + ":/husk-new"};
+        flags.insert(flags.end(), extra.begin(), extra.end());
+        Output refused = sandbox(sb, sb.id("no-point"), flags, {"/bin/true"});
+        INFO(refused.describe());
+        CHECK(refused.exit_code == 2);
+        CHECK_FALSE(exists(b.rootfs() + "/husk-new"));
+    }
     check_gone(sb);
 }
 
