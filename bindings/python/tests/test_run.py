@@ -51,6 +51,14 @@ def test_stdin_bytes_reach_the_program(runs):
     assert result.stdout == data
 
 
+def test_stdin_from_a_file(runs, tmp_path):
+    path = tmp_path / "input"
+    path.write_bytes(b"from a file\n")
+    with open(path, "rb") as stdin:
+        result = run(["/bin/cat"], stdin=stdin, **runs.options())
+    assert result.stdout == b"from a file\n"
+
+
 def test_stdin_defaults_to_nothing(runs):
     result = run(["/bin/cat"], **runs.options())
     assert result.stdout == b"" and result.verdict.reason == "exited"
