@@ -41,8 +41,9 @@ struct CreateOptions {
     bool no_pivot = false;
     bool no_new_keyring = false;  // husk never creates a session keyring, so this is always in effect
     int preserve_fds = 0;
-    // When husk's parent (the caller) dies, even of SIGKILL, the container is killed and deleted: by `husk run` in
-    // the foreground, else by the monitor (which hands the delete to a child of its own once it recorded the exit).
+    // When husk's parent (the caller) dies, even of SIGKILL, the container is killed: by `husk run` in the
+    // foreground, which then deletes it, else by the monitor, which records the verdict and leaves the stopped
+    // container to `husk state`, `delete` and `gc`. When husk run or the monitor dies, the kernel kills init.
     bool die_with_parent = false;
     // run.husk.* annotations from --timeout, --kill-grace, --stop-signal: they replace config.json's.
     std::map<std::string, std::string> annotations;

@@ -34,10 +34,10 @@ struct Verb {
 const std::vector<Verb>& verbs();
 
 // Parses a verb's args. Returns false after printing help (--help) or a usage error; *status is the exit code,
-// and *usage_error (when given) the usage error's text.
+// and *error (when given) the usage error's text.
 bool parse_verb(const char* verb, const char* usage, const po::options_description& options,
                 const po::positional_options_description& positional, const Args& args, po::variables_map& out,
-                int* status, std::string* usage_error = nullptr);
+                int* status, std::string* error = nullptr);
 
 // Prints "husk: <context>: <message>" to stderr and, with --log, one line in the chosen format. Returns 1.
 int report(const Globals& globals, const std::string& context, const Error& error);

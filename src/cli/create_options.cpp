@@ -64,7 +64,8 @@ po::options_description create_options_description() {
         ("no-new-keyring", "do not create a session keyring (husk never does)")
         ("preserve-fds", po::value<int>()->default_value(0), "pass fds 3..3+N-1 to the container")
         ("die-with-parent", "when the process that started husk dies (even of SIGKILL), kill the container at once "
-                            "and delete it; the verdict says so");
+                            "(also when husk itself dies); run deletes it, create leaves it stopped with its verdict "
+                            "for state until delete or gc");
     options.add(limit_options_description(
         "\nhusk's limits (each sets its run.husk.* annotation and wins over the same annotation in config.json)"));
     return options;

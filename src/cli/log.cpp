@@ -81,7 +81,7 @@ void debug(const Globals& globals, const std::string& message) {
 
 bool parse_verb(const char* verb, const char* usage, const po::options_description& options,
                 const po::positional_options_description& positional, const Args& args, po::variables_map& out,
-                int* status, std::string* usage_error) {
+                int* status, std::string* error) {
     po::options_description all(std::string("Usage: husk ") + verb + " " + usage + "\n\nOptions");
     all.add(options);
     all.add_options()("help,h", "show this help");
@@ -97,7 +97,7 @@ bool parse_verb(const char* verb, const char* usage, const po::options_descripti
         po::notify(out);
     } catch (const po::error& e) {
         std::fprintf(stderr, "husk: %s: %s\n", verb, e.what());
-        if (usage_error != nullptr) *usage_error = e.what();
+        if (error) *error = e.what();
         *status = 2;
         return false;
     }

@@ -51,7 +51,7 @@ void drop_lock_reference(int lock_fd) {
 }
 
 // Every wait here ends at EOF when create dies, so an orphaned monitor ends too, and takes init with it.
-[[noreturn]] void monitor_main(Launch& launch, int report, std::optional<monitor::Orphaning> orphaning) {
+[[noreturn]] void monitor_main(Launch& launch, int report, std::optional<monitor::Caller> caller) {
     // Recorded while the lock is still shared with create: a `delete --force` after create was killed waits
     // for it, then finds the monitor named and kills it. Written after the drop, the record could land while
     // delete removed the state dir, which it then found not empty, and the monitor went unnamed.
@@ -77,17 +77,15 @@ void drop_lock_reference(int lock_fd) {
     if (!sent || ::read(report, &committed, 1) != 1 || committed != 'c') abandon(*spawned, parent);
     monitor::run_monitor(container::monitor_plan(launch), std::move(*spawned),
                            parent == process::Parent::spawner ? monitor::Role::parent : monitor::Role::watcher,
-                           report, std::move(launch.output), std::move(orphaning));
+                           report, std::move(launch.output), std::move(caller));
 }
 
 }  // namespace
 
 Result<void> create_container(const Runtime& runtime, const CreateOptions& options) {
     // The caller is create's parent: watched from before the monitor exists, so its death is never missed.
-    std::optional<monitor::Orphaning> orphaning;
-    if (options.die_with_parent)
-        orphaning = monitor::Orphaning{TRY(monitor::open_caller()),
-                                       [runtime, id = options.id] { (void)delete_container(runtime, id, true); }};
+    std::optional<monitor::Caller> caller;
+    if (options.die_with_parent) caller = TRY(monitor::open_caller());
     auto launch = TRY(container::prepare_launch(runtime, options));
     int pair[2];
     if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return fail_sys(errno, "socketpair");
@@ -99,7 +97,7 @@ Result<void> create_container(const Runtime& runtime, const CreateOptions& optio
     if (intermediate == 0) {
         ours.reset();
         pid_t monitor = ::fork();
-        if (monitor == 0) monitor_main(*launch, theirs.get(), std::move(orphaning));
+        if (monitor == 0) monitor_main(*launch, theirs.get(), std::move(caller));
         ::_exit(monitor < 0 ? 1 : 0);
     }
     theirs.reset();

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <algorithm>
 #include <climits>
+#include <csignal>
 
 #include "base/fs.hpp"
 #include "hooks/hooks.hpp"
@@ -109,6 +110,7 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
         r.caller_pid = ::getppid();
         r.caller_start_time = caller->start_time;
     }
+    r.die_with_parent = options.die_with_parent;
     if (!cgroup_plan.disabled()) {
         r.cgroup_mount = cgroup_plan.location.mount;
         r.cgroup_path = cgroup_plan.location.path;
@@ -156,6 +158,9 @@ process::SpawnOptions spawn_options(Launch& launch, process::Parent parent) {
         options.stderr_pipe = launch.output->pipes.stderr_write.get();
     }
     options.oom_score_adj = launch.bundle.spec.process->oom_score_adj;
+    // Only when init's parent is the process that watches the caller: under a subreaper (CLONE_PARENT) the
+    // kernel would tie init to the subreaper's life instead.
+    if (launch.record.die_with_parent && parent == process::Parent::spawner) options.parent_death_signal = SIGKILL;
     options.hooks = &launch.bundle.spec.hooks;
     options.close_in_child = {launch.dir->lock_fd(), launch.dir->fd()};
     if (launch.console_socket) options.close_in_child.push_back(launch.console_socket.get());

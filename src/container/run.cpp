@@ -45,6 +45,7 @@ Result<RunOutcome> run_foreground(const Runtime& runtime, const RunOptions& opti
         auto launch = TRY(container::prepare_launch(runtime, options.create, container::PtyRelay::offered));
         progress.prepared = true;
         progress.verdict.policy = launch->policy;
+        launch->record.monitor_deletes = !options.keep;  // husk gc's cue if husk is lost before it deletes
         launch->spawn_attempted = true;
         auto spawned = TRY(process::spawn_init(launch->plan, *launch->buffers,
                                                container::spawn_options(*launch, process::Parent::spawner)));
@@ -62,6 +63,7 @@ Result<RunOutcome> run_foreground(const Runtime& runtime, const RunOptions& opti
         monitor::WaitOptions wait;
         wait.role = monitor::Role::parent;
         wait.sync = spawned.sync.get();
+        wait.init_report = spawned.init_report.get();
         wait.forward = forward;
         auto enforcer = std::make_shared<const monitor::Enforcer>(plan, spawned.pid, spawned.pidfd.get());
         wait.cancel = monitor::Cancel{plan.policy.grace, [enforcer] { enforcer->kill(); }};

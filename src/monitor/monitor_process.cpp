@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -42,9 +41,10 @@ void detach(std::vector<int> keep) {
 }  // namespace
 
 [[noreturn]] void run_monitor(const MonitorPlan& plan, process::Spawned init, Role role, int report,
-                              std::optional<OutputPlumbing> output, std::optional<Orphaning> orphaning) {
+                              std::optional<OutputPlumbing> output, std::optional<Caller> caller) {
     ::close(report);
     std::vector<int> keep = {init.pidfd.get(), init.sync.get()};
+    if (init.init_report) keep.push_back(init.init_report.get());
     if (output) {
         output->pipes.stdout_write.reset();
         output->pipes.stderr_write.reset();
@@ -52,32 +52,21 @@ void detach(std::vector<int> keep) {
                                    &output->stdout_out, &output->stderr_out})
             keep.push_back(fd->get());
     }
-    if (orphaning) keep.push_back(orphaning->caller.pidfd.get());
+    if (caller) keep.push_back(caller->pidfd.get());
     detach(std::move(keep));
     WaitOptions options;
     options.role = role;
     options.sync = init.sync.get();
+    options.init_report = init.init_report.get();
     options.pid = init.pid;
     add_limits(plan, init.pid, init.pidfd.get(), std::move(output), options);
-    if (orphaning) {
+    if (caller) {
         auto enforcer = std::make_shared<const Enforcer>(plan, init.pid, init.pidfd.get());
-        options.watchers.push_back(watch_caller(std::move(orphaning->caller), [enforcer] { enforcer->kill(); }));
+        options.watchers.push_back(watch_caller(std::move(*caller), [enforcer] { enforcer->kill(); }));
     }
     if (auto stat = read_proc_stat(init.pid)) options.start_time = stat->start_time;
     auto status = wait_for_exit(init.pidfd.get(), options);
     record_exit(plan, init.pid, status ? *status : ExitStatus{});
-    // The caller died, so nobody will delete the container: a child does, once this monitor has exited (delete
-    // waits for a live monitor to finish its verdict, and would wait for us).
-    if (orphaning && status && status->enforced.caller_gone != 0) {
-        int self = sys::pidfd_open(::getpid());
-        if (self >= 0 && ::fork() == 0) {
-            pollfd exited{self, POLLIN, 0};  // readable once the monitor has exited (pidfd_open(2))
-            while (::poll(&exited, 1, -1) < 0 && errno == EINTR) {
-            }
-            orphaning->delete_container();
-            ::_exit(0);
-        }
-    }
     ::_exit(0);
 }
 

@@ -3,7 +3,6 @@
 
 #include <sys/types.h>
 
-#include <functional>
 #include <optional>
 
 #include "monitor/caller_watch.hpp"
@@ -15,16 +14,11 @@
 
 namespace husk::monitor {
 
-// What --die-with-parent asks of the monitor: the caller to watch, and the delete to run once the caller's death
-// killed the container and the monitor recorded it.
-struct Orphaning {
-    Caller caller;
-    std::function<void()> delete_container;
-};
-
-// Never returns. `report` is the socket to husk create, closed once the monitor is detached.
+// Never returns. `report` is the socket to husk create, closed once the monitor is detached. With `caller`
+// (--die-with-parent) the caller's death kills the container; the monitor records that verdict like any other
+// and leaves the stopped container for `husk state` to read and `husk delete` or `husk gc` to remove.
 [[noreturn]] void run_monitor(const MonitorPlan& plan, process::Spawned init, Role role, int report,
-                              std::optional<OutputPlumbing> output, std::optional<Orphaning> orphaning = {});
+                              std::optional<OutputPlumbing> output, std::optional<Caller> caller = {});
 
 // SIGKILL to init by pid, for rollback after init exists but create failed later.
 void kill_init(pid_t pid);

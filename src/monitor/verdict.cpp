@@ -146,6 +146,10 @@ state::ExitRecord decide_exit(const ExitStatus& status, const state::Record& rec
             break;
         }
     }
+    // Said where the signal was seen: by husk-init, the program's parent, not by the monitor.
+    if (status.signal_from_init && status.exec_error.empty())
+        exit.detail += " (the program's end as husk-init reported it; husk-init exited with code " +
+                       std::to_string(status.code) + ")";
     if (exited_after_limit(exit))
         exit.detail += "; the workload exited on its own with code " + std::to_string(exit.code) + " after the limit fired";
     return exit;

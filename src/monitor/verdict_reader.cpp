@@ -60,10 +60,15 @@ void write_exit_members(JsonWriter& w, const state::Record& record) {
                                (record.monitor_error ? unwritten_exit(*record.monitor_error)
                                                      : "the monitor was lost before it recorded init's exit"));
     } else {
+        // With --die-with-parent the kernel killed init when the monitor died (PR_SET_PDEATHSIG), but nobody saw
+        // it happen: how init ended stays unknown, and is not guessed.
         w.key("reason").string(reason_name(Reason::unknown));
         w.key("detail").string(record.monitor_error
                                    ? unwritten_exit(*record.monitor_error)
-                                   : "the monitor did not record the exit (it was killed, or the host rebooted)");
+                                   : std::string("the monitor did not record the exit (it was killed, or the host "
+                                                 "rebooted)") +
+                                         (record.die_with_parent ? "; with --die-with-parent init dies with it"
+                                                                 : ""));
     }
 }
 

@@ -60,6 +60,18 @@ TEST_CASE("a normal exit is exited and a signal husk did not send is signaled", 
     CHECK(e.detail == "terminated by SIGKILL (signal 9), which husk did not send");
 }
 
+TEST_CASE("a signal husk-init reported is the program's, and the detail says who saw it", "[container]") {
+    state::Record record;
+    ExitStatus status = signaled(SIGSEGV);
+    status.signal_from_init = true;
+    auto e = decide_exit(status, record, StopPolicy{});
+    CHECK(e.reason == "signaled");
+    CHECK(e.signal == SIGSEGV);
+    CHECK(e.code == 128 + SIGSEGV);
+    CHECK(e.detail == "terminated by SIGSEGV (signal 11), which husk did not send (the program's end as husk-init "
+                      "reported it; husk-init exited with code 139)");
+}
+
 TEST_CASE("a signal husk kill recorded makes the verdict killed, also for a polite exit", "[container]") {
     state::Record record;
     record.kill_requests = {SIGKILL};

@@ -80,6 +80,17 @@ ExitStatus read_exit(int pidfd, const WaitOptions& options) {
     }
 }
 
+// run.husk.init: husk-init exited with code 128 + N and reported, just before, that the program died of signal
+// N. Taken only when the two agree: what husk-init reported and what its own exit shows.
+void apply_init_report(ExitStatus& status, int report) {
+    if (report < 0 || !status.known || status.signal != 0 || status.code <= 128) return;
+    int program = 0;
+    if (::read(report, &program, sizeof program) != static_cast<ssize_t>(sizeof program)) return;
+    if (!WIFSIGNALED(program) || 128 + WTERMSIG(program) != status.code) return;
+    status.signal = WTERMSIG(program);
+    status.signal_from_init = true;
+}
+
 // epoll_event.data.u64 of each fd: init, its sync socket, then the watchers by index.
 constexpr std::uint64_t pidfd_key = 0, sync_key = 1, first_watcher_key = 2;
 
@@ -154,6 +165,7 @@ Result<ExitStatus> wait_for_exit(int pidfd, WaitOptions& options) {
         }
         for (Watcher* watcher : watchers) watcher->on_init_exit(enforced);
         ExitStatus status = read_exit(pidfd, options);
+        apply_init_report(status, options.init_report);
         status.exec_error = exec_error;
         status.enforced = enforced;
         for (Watcher* watcher : watchers) watcher->finish(status);

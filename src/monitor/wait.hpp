@@ -29,6 +29,7 @@ struct WaitOptions {
     pid_t pid = 0;
     std::uint64_t start_time = 0;
     int sync = -1;  // init's sync socket: reports a failed execve
+    int init_report = -1;  // run.husk.init: husk-init's report of the program's wait status (Spawned)
     // Signals to forward to init while waiting (`husk run` in the foreground); empty = none.
     std::optional<sigset_t> forward;
     // With `forward`: the first stop request forwarded (HUP, INT, QUIT, TERM) cancels the run. The container gets

@@ -29,6 +29,9 @@ struct ExitStatus {
     bool known = false;  // false when neither waitid nor PIDFD_INFO_EXIT could tell (kernel < 6.15, not parent)
     int code = -1;       // exit code, or 128 + signal (as a shell reports it)
     int signal = 0;      // the terminating signal, 0 for a normal exit
+    // run.husk.init: `signal` is the one that ended the program, as husk-init reported it; husk-init itself
+    // exited with code 128 + signal (monitor/wait.cpp, apply_init_report).
+    bool signal_from_init = false;
     std::string exec_error;  // init failed after `start` (exec or startContainer hook), from the sync socket
     Enforced enforced;
     // Bytes the output pump delivered (only when there is one: run.husk.output-limit).

@@ -33,6 +33,9 @@ Result<void> setup_console(const ContainerPlan& plan, int sync) noexcept {
 // at the output pump, every fd but 0-2 and --preserve-fds close-on-exec), then Landlock and seccomp.
 const char* confine_for_exec(const ContainerPlan& plan, const ChildFds& fds, int sync, int& landlock_abi) noexcept {
     const char* executable = steps::prepare_for_exec(plan.exec, fds.stdout_pipe, fds.stderr_pipe, sync);
+    // husk-init's report pipe survives its execveat; husk-init makes it close-on-exec again before the program.
+    if (plan.init_report_write)
+        step(sync, "husk-init", check(::fcntl(plan.init_report_write.get(), F_SETFD, 0), "fcntl", "husk-init report"));
     step(sync, "security", steps::confine(plan.landlock, plan.seccomp ? &*plan.seccomp : nullptr, sync, landlock_abi));
     return executable;
 }
@@ -119,6 +122,14 @@ Result<void> wait_for_start(int fifo) noexcept {
         if (plan.seccomp) filter = &*plan.seccomp;
     }
     steps::apply_credentials(sync, filter, plan.credentials);
+    // --die-with-parent: the kernel kills init when its parent (husk run, or the monitor) dies, even of SIGKILL,
+    // when nobody is left to watch the caller. Set here, after the last credential change, which would clear it
+    // (prctl(2) PR_SET_PDEATHSIG); under a seccomp filter loaded already the filter must allow prctl. A parent
+    // that died before this call is seen below: its end of the sync socket is closed, so writing `created` fails
+    // and init exits (getppid() cannot tell, it is 0 in a new pid namespace either way).
+    if (fds.parent_death_signal != 0)
+        confined_step(sync, filter, "die-with-parent",
+                      check(::prctl(PR_SET_PDEATHSIG, fds.parent_death_signal, 0, 0, 0), "prctl PR_SET_PDEATHSIG"));
     if (exec.no_new_privileges) {
         step(sync, "noNewPrivileges", check(::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl PR_SET_NO_NEW_PRIVS"));
         // 13-15. The executable is looked up with the workload's own credentials.

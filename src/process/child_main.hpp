@@ -13,6 +13,7 @@ struct ChildFds {
     const std::vector<int>* close_first = nullptr;  // the parent's fds that must not live on in init
     int stdout_pipe = -1;  // the output pump's pipes (run.husk.output-limit): become fds 1 and 2 before exec
     int stderr_pipe = -1;
+    int parent_death_signal = 0;  // --die-with-parent: PR_SET_PDEATHSIG once the credentials are final; 0: none
 };
 
 [[noreturn]] void child_main(const ContainerPlan& plan, ChildFds fds, ChildBuffers& buffers) noexcept;

@@ -1,6 +1,13 @@
 #include "process/container_plan.hpp"
 
+#include <fcntl.h>
 #include <sched.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <string>
 
 #include "init/sealed_init.hpp"
 
@@ -48,7 +55,16 @@ Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOption
     plan.expected = confinement.expected;
     if (options.husk_init) {
         plan.init = TRY(init::open_sealed_init());
-        plan.init_argv = {const_cast<char*>("husk-init"), const_cast<char*>("--")};
+        int report[2];
+        if (::pipe2(report, O_CLOEXEC) != 0) return fail_sys(errno, "pipe2", "husk-init report");
+        plan.init_report_read.reset(report[0]);
+        plan.init_report_write.reset(report[1]);
+        // Read once init is gone: never blocks, whoever else still holds the write end.
+        if (::fcntl(report[0], F_SETFL, O_NONBLOCK) != 0) return fail_sys(errno, "fcntl", "husk-init report");
+        const std::string arg = "--report-fd=" + std::to_string(report[1]);
+        plan.init_report_arg = std::make_unique<char[]>(arg.size() + 1);
+        std::memcpy(plan.init_report_arg.get(), arg.c_str(), arg.size() + 1);
+        plan.init_argv = {const_cast<char*>("husk-init"), plan.init_report_arg.get(), const_cast<char*>("--")};
         plan.init_argv.insert(plan.init_argv.end(), plan.exec.argv.begin(), plan.exec.argv.end());  // with its NULL
     }
     return plan;

@@ -46,9 +46,16 @@ struct ContainerPlan {
     std::optional<seccomp::SeccompPlan> seccomp;  // absent: no filter (also for an empty linux.seccomp)
     ExpectedPosture expected;                  // what init must report after the last security step
     // run.husk.init: the sealed husk-init to execveat instead of the program, and its argv
-    // ("husk-init", "--", process.args..., NULL; pointing into exec.args). Without it: an empty fd.
+    // ("husk-init", "--report-fd=N", "--", process.args..., NULL; pointing into exec.args). Without it: an empty fd.
     UniqueFd init;
     std::vector<char*> init_argv;
+    // run.husk.init: a pipe on which husk-init reports the program's wait status before it exits, so that a
+    // program killed by signal N is recorded as such: pid 1 of a pid namespace cannot die of its own signal
+    // (pid_namespaces(7)), and its exit code 128 + N alone is also what `exit(128 + N)` gives. The write end
+    // keeps its number in init, which passes it as `--report-fd=N` (init_report_arg, pointed to by init_argv).
+    UniqueFd init_report_read;
+    UniqueFd init_report_write;
+    std::unique_ptr<char[]> init_report_arg;
 };
 
 Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOptions& options);

@@ -49,9 +49,7 @@ Result<void> drive_exec(const ExecProcessPlan& plan, ExecSpawned& child, int syn
         }
         switch (message->type) {
             case SyncType::console:
-                if (!fd) return fail_sys(EPROTO, "sync receive", "console without its pty master");
-                if (options.console_target == ConsoleTarget::spawner) child.console = std::move(fd);
-                else TRY(forward_console(options.console_socket, fd.get()));
+                TRY(deliver_console(std::move(fd), options.console_target, options.console_socket, child.console));
                 break;
             case SyncType::seccomp_listener:
                 TRY(forward_listener(plan.confinement.seccomp, child.pid, options.state_json, fd.get()));

@@ -1,5 +1,6 @@
 #include "process/spawn.hpp"
 
+#include <fcntl.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -75,9 +76,7 @@ Result<void> drive_setup(const ContainerPlan& plan, Spawned& child, int sync, co
                 break;
             }
             case SyncType::console:
-                if (!fd) return fail_sys(EPROTO, "sync receive", "console without its pty master");
-                if (options.console_target == ConsoleTarget::spawner) child.console = std::move(fd);
-                else TRY(forward_console(options.console_socket, fd.get()));
+                TRY(deliver_console(std::move(fd), options.console_target, options.console_socket, child.console));
                 break;
             case SyncType::seccomp_listener:
                 // The state says "creating", as for the hooks that run now.
@@ -113,11 +112,16 @@ void abandon(const Spawned& child, const SpawnOptions& options) {
 
 }  // namespace
 
-Result<void> forward_console(int console_socket, int master) {
+Result<void> deliver_console(UniqueFd master, ConsoleTarget target, int console_socket, UniqueFd& kept) {
+    if (!master) return fail_sys(EPROTO, "sync receive", "console without its pty master");
+    if (target == ConsoleTarget::spawner) {
+        kept = std::move(master);
+        return {};
+    }
     if (console_socket < 0) return fail_msg("process.terminal is true but no --console-socket was given");
     // runc sends the name "/dev/ptmx" with the master.
     static constexpr char name[] = "/dev/ptmx";
-    if (auto sent = send_with_fd(console_socket, name, sizeof name - 1, master); !sent)
+    if (auto sent = send_with_fd(console_socket, name, sizeof name - 1, master.get()); !sent)
         return fail_sys(sent.error().err, "send to console socket");
     return {};
 }
@@ -156,12 +160,13 @@ Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, con
         args.cgroup = static_cast<std::uint64_t>(options.cgroup_fd);
     }
     long pid = sys::clone3(&args);
-    if (pid == 0) child_main(plan, ChildFds{child_end.get(), options.exec_fifo, &close_first,
-                                                            options.stdout_pipe, options.stderr_pipe}, buffers);
+    if (pid == 0)
+        child_main(plan, ChildFds{child_end.get(), options.exec_fifo, &close_first, options.stdout_pipe,
+                                  options.stderr_pipe, options.parent_death_signal}, buffers);
     int clone_errno = errno;
     auto restored = for_children.restore();
     if (pid < 0) return fail_sys(clone_errno, "clone3", "container init");
-    Spawned child{static_cast<pid_t>(pid), UniqueFd(pidfd), {}, {}, {}};
+    Spawned child{static_cast<pid_t>(pid), UniqueFd(pidfd), {}, {}, {}, {}};
     child_end.reset();
     if (!restored) {
         abandon(child, options);
@@ -170,6 +175,10 @@ Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, con
 
     auto setup = [&]() -> Result<void> {
         if (options.on_cloned) TRY(options.on_cloned(child.pid));
+        if (plan.init_report_read) {
+            child.init_report.reset(::fcntl(plan.init_report_read.get(), F_DUPFD_CLOEXEC, 3));
+            if (!child.init_report) return fail_sys(errno, "fcntl F_DUPFD_CLOEXEC", "husk-init report");
+        }
         TRY(ns::write_id_maps(plan.namespaces, child.pid));
         if (options.oom_score_adj) {
             UniqueFd proc = TRY(open_proc_pid(child.pid));

@@ -31,6 +31,9 @@ struct SpawnOptions {
     int stdout_pipe = -1;      // the output pump's write ends, init's fds 1 and 2 from exec on (-1: inherit)
     int stderr_pipe = -1;
     std::optional<int> oom_score_adj;
+    // --die-with-parent, when init's parent is the spawner (the process that watches the caller): the signal
+    // init gets from the kernel if that process dies first (PR_SET_PDEATHSIG); 0 for none.
+    int parent_death_signal = 0;
     // Fds of ours the child must close before anything else: the state dir's flock would otherwise stay held
     // by init until it execs, and `start` would wait for it forever.
     std::vector<int> close_in_child;
@@ -47,10 +50,12 @@ struct Spawned {
     UniqueFd sync;  // stays open: init reports a failed execve after start through it
     std::optional<Posture> posture;  // what init reported in force, checked against the plan
     UniqueFd console;  // the pty master, with ConsoleTarget::spawner and process.terminal
+    UniqueFd init_report;  // run.husk.init: husk-init's report of the program's wait status (ContainerPlan)
 };
 
-// Sends the pty master to the --console-socket peer, as runc does (one fd in SCM_RIGHTS, named "/dev/ptmx").
-Result<void> forward_console(int console_socket, int master);
+// The pty master the child sent (SyncType::console) goes where `target` says: kept in `kept` for the spawner's
+// relay, or sent to the --console-socket peer as runc does (one fd in SCM_RIGHTS, named "/dev/ptmx").
+Result<void> deliver_console(UniqueFd master, ConsoleTarget target, int console_socket, UniqueFd& kept);
 
 // SCMP_ACT_NOTIFY: the listener fd the process sent and its container process state (pid, listenerMetadata,
 // the OCI state `state_json`) go to linux.seccomp.listenerPath (config-linux.md "Seccomp"), as runc does.

@@ -102,6 +102,8 @@ std::string encode_record(const Record& r) {
         w.key("callerPid").integer(r.caller_pid);
         w.key("callerStartTime").unsigned_integer(r.caller_start_time);
     }
+    if (r.die_with_parent) w.key("dieWithParent").boolean(true);
+    if (r.monitor_deletes) w.key("monitorDeletes").boolean(true);
     w.key("cgroupMount").string(r.cgroup_mount);
     w.key("cgroupPath").string(r.cgroup_path);
     w.key("started").string(r.started);
@@ -209,6 +211,8 @@ Result<Record> parse_record(const Node& root) {
     TRY(read_field(root, "creatorStartTime", r.creator_start_time));
     TRY(read_field(root, "callerPid", r.caller_pid));
     TRY(read_field(root, "callerStartTime", r.caller_start_time));
+    TRY(read_field(root, "dieWithParent", r.die_with_parent));
+    TRY(read_field(root, "monitorDeletes", r.monitor_deletes));
     TRY(read_field(root, "cgroupMount", r.cgroup_mount));
     TRY(read_field(root, "cgroupPath", r.cgroup_path));
     TRY(read_field(root, "started", r.started));

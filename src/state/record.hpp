@@ -91,6 +91,12 @@ struct Record {
     // pid + start time. 0 in a record written before husk recorded it: such a container is never collected.
     pid_t caller_pid = 0;
     std::uint64_t caller_start_time = 0;
+    // --die-with-parent: init's parent (husk run, or the monitor) watches the caller, and the kernel kills init
+    // when that process dies (PR_SET_PDEATHSIG).
+    bool die_with_parent = false;
+    // The monitor was to delete the container once it recorded the exit (husk run in the foreground without
+    // --keep): when the monitor is gone and the container stopped, nobody else will, and `husk gc` may.
+    bool monitor_deletes = false;
     std::string cgroup_mount;  // empty when the container has no cgroup
     std::string cgroup_path;
     std::string started;       // set by start

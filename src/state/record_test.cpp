@@ -18,6 +18,8 @@ TEST_CASE("a record survives encoding and decoding unchanged", "[state]") {
     r.cgroup_path = "/husk/c1";
     r.caller_pid = 777;
     r.caller_start_time = 12345;
+    r.die_with_parent = true;
+    r.monitor_deletes = true;
     r.exit = ExitRecord{137, 9, "killed", "husk kill", "2026-11-22T13:00:01Z", Usage{}, {}};
     Record back = decode_record(encode_record(r)).value();
     CHECK(back.id == r.id);
@@ -27,6 +29,8 @@ TEST_CASE("a record survives encoding and decoding unchanged", "[state]") {
     CHECK(back.cgroup_path == r.cgroup_path);
     CHECK(back.caller_pid == 777);
     CHECK(back.caller_start_time == 12345u);
+    CHECK(back.die_with_parent);
+    CHECK(back.monitor_deletes);
     REQUIRE(back.exit);
     CHECK(back.exit->code == 137);
     CHECK(back.exit->reason == "killed");

@@ -11,13 +11,6 @@
 #   tests/clients/install-deps.sh
 set -eu
 packages="containerd runc podman conmon catatonit bsdutils"
-missing=
-for p in $packages; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    # shellcheck disable=SC2086
-    apt-get install -y -qq --no-install-recommends $missing
-fi
+. "$(dirname "$0")/../install-missing.sh"
+# shellcheck disable=SC2086
+install_missing $packages

@@ -35,6 +35,46 @@ TEST_CASE("with run.husk.init the container's status is the program's, or 128 + 
     CHECK(run.exit_code == 128 + SIGTERM);
 }
 
+TEST_CASE("with run.husk.init the record says how the program ended: exited with its code, or killed by its signal",
+          "[integration][init][verdict]") {
+    Sandbox sb;
+    struct Case {
+        std::string name;
+        std::vector<std::string> args;
+        int code, signal;
+        std::string reason;
+    };
+    // `exit 137` and death by SIGKILL both leave husk-init exiting 137: only its report tells them apart.
+    const std::vector<Case> cases = {
+        {"exit7", {"/probe", "exit", "7"}, 7, 0, "exited"},
+        {"exit137", {"/bin/sh", "-c", "exit 137"}, 128 + SIGKILL, 0, "exited"},
+        {"kill", {"/probe", "signal-self", std::to_string(SIGKILL)}, 128 + SIGKILL, SIGKILL, "signaled"},
+        {"segv", {"/probe", "signal-self", std::to_string(SIGSEGV)}, 128 + SIGSEGV, SIGSEGV, "signaled"},
+    };
+    for (const Case& c : cases) {
+        INFO(c.name);
+        Bundle b = with_init(sb, c.args);
+        b.config["process"]["rlimits"] = Json::parse(R"([{"type": "RLIMIT_CORE", "hard": 0, "soft": 0}])");
+        std::string id = sb.id(c.name), verdict = sb.dir() + "/" + c.name + ".json";
+        Output run = sb.run(b, id, {"--keep", "--verdict", verdict});
+        INFO(run.describe());
+        CHECK(run.exit_code == c.code);
+        Json st = sb.state(id);
+        INFO(st.dump());
+        CHECK(st["husk"]["exit"]["code"].num() == c.code);
+        CHECK(st["husk"]["exit"]["signal"].num() == c.signal);
+        CHECK(st["husk"]["exit"]["reason"].str() == c.reason);
+        Json v = Json::parse(read_file(verdict));
+        INFO(v.dump());
+        CHECK(v["exit"]["code"].num() == c.code);
+        CHECK(v["exit"]["signal"].num() == c.signal);
+        CHECK(v["exit"]["reason"].str() == c.reason);
+        if (c.signal != 0)
+            CHECK(v["exit"]["detail"].str().find("as husk-init reported it") != std::string::npos);
+        require_ok(sb.husk({"delete", id}));
+    }
+}
+
 TEST_CASE("with run.husk.init the program runs as pid 1's child and orphans are reaped", "[integration][init]") {
     Sandbox sb;
     // Each inner shell leaves a sleep behind that is reparented to pid 1 and ends 0.1 s later; then count the
@@ -62,6 +102,9 @@ TEST_CASE("with run.husk.init SIGTERM from husk kill reaches a program that has 
     Json st = wait_for_exit(sb, id);
     INFO(st.dump());
     CHECK(st["husk"]["exit"]["code"].num() == 128 + SIGTERM);
+    // The program died of it, and the signal was husk kill's.
+    CHECK(st["husk"]["exit"]["signal"].num() == SIGTERM);
+    CHECK(st["husk"]["exit"]["reason"].str() == "killed");
     require_ok(sb.husk({"delete", id}));
 }
 

@@ -309,6 +309,105 @@ TEST_CASE("husk run --die-with-parent: the caller SIGKILLed, the container is ki
     check_nothing_left(sb);
 }
 
+// Waits (at most 20 s) until start has recorded `started`: `running` is observed a moment before (exec.fifo
+// consumed), and a husk killed in between leaves a record that never says the container started.
+void wait_started(Sandbox& sb, const std::string& id) {
+    auto deadline = std::chrono::steady_clock::now() + Ms(20000);
+    for (;;) {
+        Json st = sb.state(id);
+        if (st["husk"].contains("started")) return;
+        if (std::chrono::steady_clock::now() > deadline) FAIL("never started: " << st.dump());
+        std::this_thread::sleep_for(Ms(20));
+    }
+}
+
+// Waits (at most 20 s) until `pid` is gone; true if it is.
+bool wait_gone(pid_t pid) {
+    auto deadline = std::chrono::steady_clock::now() + Ms(20000);
+    while (process_alive(pid) && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(Ms(10));
+    return !process_alive(pid);
+}
+
+TEST_CASE("husk run --die-with-parent SIGKILLed itself: the kernel kills the container with it, state says only "
+          "what was seen, and husk gc removes it",
+          "[integration][verdict][die-with-parent][gc]") {
+    Sandbox sb;
+    Bundle b = written_sleeper(sb);
+    std::string id = sb.id("lost"), pid_file = sb.dir() + "/init.pid";
+    // The test is the caller and lives on: only husk, init's parent and the monitor, dies.
+    Process husk = sb.spawn_husk({"run", "--bundle", b.dir, "--pid-file", pid_file, "--die-with-parent", id});
+    pid_t init = wait_for_pid_file(pid_file);
+    wait_started(sb, id);
+    REQUIRE(::kill(husk.pid(), SIGKILL) == 0);
+    CHECK(husk.wait().exit_code == 128 + SIGKILL);
+    // init had PR_SET_PDEATHSIG; in its pid namespace nothing outlives it.
+    CHECK(wait_gone(init));
+    Json st = sb.state(id);
+    INFO(st.dump());
+    CHECK(st["status"].str() == "stopped");
+    // Nobody saw init end: the reason is unknown, the exit code and signal are not invented.
+    CHECK(st["husk"]["exit"]["reason"].str() == "unknown");
+    CHECK_THAT(st["husk"]["exit"]["detail"].str(), Contains("--die-with-parent"));
+    CHECK_FALSE(st["husk"]["exit"].contains("code"));
+    // The caller lives, but husk run was to delete the container itself: gc does it in its place.
+    Output gc = sb.husk({"gc"});
+    INFO(gc.describe());
+    CHECK(gc.exit_code == 0);
+    CHECK(lines(gc.out) == std::vector<std::string>{id});
+    check_nothing_left(sb);
+}
+
+TEST_CASE("husk run --die-with-parent --keep SIGKILLed: the container dies, and stays the living caller's to delete",
+          "[integration][verdict][die-with-parent][gc]") {
+    Sandbox sb;
+    Bundle b = written_sleeper(sb);
+    std::string id = sb.id("kept"), pid_file = sb.dir() + "/init.pid";
+    Process husk =
+        sb.spawn_husk({"run", "--keep", "--bundle", b.dir, "--pid-file", pid_file, "--die-with-parent", id});
+    pid_t init = wait_for_pid_file(pid_file);
+    wait_started(sb, id);
+    REQUIRE(::kill(husk.pid(), SIGKILL) == 0);
+    husk.wait();
+    CHECK(wait_gone(init));
+    CHECK(sb.state(id)["husk"]["exit"]["reason"].str() == "unknown");
+    // --keep: the caller (this test) deletes it; gc leaves a container whose owner lives.
+    Output gc = sb.husk({"gc"});
+    INFO(gc.describe());
+    CHECK(gc.exit_code == 0);
+    CHECK(lines(gc.out).empty());
+    require_ok(sb.husk({"delete", id}));
+    check_nothing_left(sb);
+}
+
+TEST_CASE("husk run --die-with-parent without a pid namespace SIGKILLed: init dies with husk, what it left in the "
+          "cgroup dies at husk gc",
+          "[integration][verdict][die-with-parent][gc]") {
+    Sandbox sb;
+    std::string left = sb.dir() + "/left.pid";
+    Bundle b = with_args(sb, {"/bin/sh", "-c", "sleep 100 & echo $! > /left.pid; wait"});
+    Json namespaces = Json::array();
+    for (Json& ns : b.config["linux"]["namespaces"].items())
+        if (ns["type"].str() != "pid") namespaces.push_back(ns);
+    b.config["linux"]["namespaces"] = namespaces;
+    b.write();
+    std::string id = sb.id("nopidns"), pid_file = sb.dir() + "/init.pid";
+    Process husk = sb.spawn_husk({"run", "--bundle", b.dir, "--pid-file", pid_file, "--die-with-parent", id});
+    pid_t init = wait_for_pid_file(pid_file);
+    pid_t sleeper = wait_for_pid_file(b.rootfs() + "/left.pid");  // a host pid: no pid namespace
+    wait_started(sb, id);
+    sb.track_pid(sleeper);
+    REQUIRE(::kill(husk.pid(), SIGKILL) == 0);
+    husk.wait();
+    CHECK(wait_gone(init));
+    // Only init had the parent-death signal: its child was reparented and lives until the cgroup is killed.
+    CHECK(process_alive(sleeper));
+    Output gc = sb.husk({"gc"});
+    INFO(gc.describe());
+    CHECK(lines(gc.out) == std::vector<std::string>{id});
+    CHECK(wait_gone(sleeper));
+    check_nothing_left(sb);
+}
+
 TEST_CASE("husk gc deletes a stopped container whose caller is gone, never a running one nor one still owned",
           "[integration][gc]") {
     Sandbox sb;
@@ -342,7 +441,8 @@ TEST_CASE("husk gc deletes a stopped container whose caller is gone, never a run
     check_nothing_left(sb);
 }
 
-TEST_CASE("husk create --die-with-parent: the caller SIGKILLed, the monitor kills the container and deletes it",
+TEST_CASE("husk create --die-with-parent: the caller SIGKILLed, the monitor kills the container and keeps its verdict "
+          "until husk gc",
           "[integration][verdict][die-with-parent]") {
     Sandbox sb;
     std::string husk = paths().husk + " --root " + sb.root();
@@ -350,20 +450,30 @@ TEST_CASE("husk create --die-with-parent: the caller SIGKILLed, the monitor kill
     Bundle b = written_sleeper(sb);
     // The caller of create: a shell that creates, starts and then waits in a builtin (opening a fifo nobody
     // writes: no child to leave behind); the test SIGKILLs the shell.
-    std::string hold = sb.dir() + "/hold";
+    std::string hold = sb.dir() + "/hold", started = sb.dir() + "/started";
     REQUIRE(::mkfifo(hold.c_str(), 0600) == 0);
     Process shell = sb.spawn_command({"/bin/sh", "-c",
                                       husk + " create --die-with-parent --bundle " + b.dir + " --pid-file " +
-                                          pid_file + " " + id + " && " + husk + " start " + id + " && read x < " + hold});
+                                          pid_file + " " + id + " && " + husk + " start " + id + " && echo 1 > " + started +
+                                          " && read x < " + hold});
     pid_t init = wait_for_pid_file(pid_file);
-    sb.wait_for_status(id, "running");
-    REQUIRE(::kill(shell.pid(), SIGKILL) == 0);
+    // husk start has returned (it must not be killed half-way: this test is about the caller, not start).
+    wait_for_pid_file(started);
+    const pid_t shell_pid = shell.pid();
+    REQUIRE(::kill(shell_pid, SIGKILL) == 0);
     shell.wait();
-    auto deadline = std::chrono::steady_clock::now() + Ms(20000);
-    while ((process_alive(init) || ::access((sb.root() + "/" + id).c_str(), F_OK) == 0) &&
-           std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(Ms(10));
-    CHECK_FALSE(process_alive(init));
-    CHECK(::access((sb.root() + "/" + id).c_str(), F_OK) != 0);
+    CHECK(wait_gone(init));
+    // Whoever asks after the caller (a supervisor, its next run) reads why the container ended.
+    Json st = sb.state(id);
+    INFO(st.dump());
+    CHECK(st["status"].str() == "stopped");
+    CHECK(st["husk"]["exit"]["reason"].str() == "killed");
+    CHECK(st["husk"]["exit"]["signal"].num() == SIGKILL);
+    CHECK_THAT(st["husk"]["exit"]["detail"].str(), Contains("the caller (pid " + std::to_string(shell_pid) + ") died"));
+    // The caller is gone: the container is gc's once its monitor, which wrote the verdict, has exited.
+    CHECK(wait_gone(static_cast<pid_t>(Json::parse(read_file(sb.root() + "/" + id + "/state.json"))["monitorPid"].num())));
+    Output gc = sb.husk({"gc"});
+    INFO(gc.describe());
+    CHECK(lines(gc.out) == std::vector<std::string>{id});
     check_nothing_left(sb);
 }

@@ -10,13 +10,6 @@
 # tests/fresh-machine.sh checks that this list is complete on a minbase Debian 12.
 set -eu
 packages="qemu-system-x86 linux-image-amd64 busybox-static kmod cpio xz-utils binutils"
-missing=
-for p in $packages; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    # shellcheck disable=SC2086
-    apt-get install -y -qq --no-install-recommends $missing
-fi
+. "$(dirname "$0")/../install-missing.sh"
+# shellcheck disable=SC2086
+install_missing $packages
