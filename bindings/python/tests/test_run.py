@@ -23,6 +23,12 @@ def test_exit_code_is_the_programs(runs, code):
     assert not result.ok
 
 
+def test_a_program_killed_by_a_signal_is_signaled(runs):
+    result = run(["/bin/sh", "-c", "kill -KILL $$"], **runs.options())
+    verdict = result.verdict
+    assert (verdict.reason, verdict.signal, verdict.exit_code, verdict.status) == ("signaled", 9, 137, 137)
+
+
 def test_stdout_and_stderr_stay_apart(runs):
     result = run(["/bin/sh", "-c", "echo out; echo err >&2; echo out2"], **runs.options())
     assert result.stdout == b"out\nout2\n"
