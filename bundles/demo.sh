@@ -1,6 +1,7 @@
 #!/bin/sh
 # README's demo command: installs build dependencies, builds husk and the busybox bundle, then runs one
-# container through its lifecycle, printing `husk state` before, during and after.
+# container through its lifecycle, printing `husk state` before, during and after, then one program with
+# `husk sandbox` (no bundle) and its verdict.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/tests/install-deps.sh"
@@ -27,3 +28,11 @@ sleep 2.5
 "$husk" --root "$root" delete "$id"
 echo "== deleted; husk list:"
 "$husk" --root "$root" list
+echo "== husk sandbox: one command, no bundle; the program runs as nobody with no capabilities, husk's"
+echo "   seccomp profile and a 5 s wall-time limit, and the verdict says how it ended"
+# The sandbox's user namespace (host ids from 2^30) must be able to reach the state root.
+chmod 0711 "$root"
+"$husk" --root "$root" sandbox --timeout 5s --verdict "$root/verdict.json" -- \
+    sh -c 'echo "hello from a sandbox: $(id -un), $(grep -c . /proc/self/mountinfo) mounts"'
+cat "$root/verdict.json"
+echo

@@ -59,11 +59,17 @@ struct VerdictTarget {
     bool wanted() const { return !path.empty() || fd >= 0; }
 };
 
+// How `husk run` in the foreground passes the program's output on (docs/husk.8.md, OUTPUT FORMAT): text, stdout
+// and stderr to husk's own as they are; json, one JSON line per chunk on husk's stdout ({"stream","t","data"},
+// base64 for bytes that are not UTF-8), then the verdict as the last line. Refused with process.terminal.
+enum class OutputFormat { text, json };
+
 struct RunOptions {
     CreateOptions create;
     bool detach = false;
     bool keep = false;            // keep the stopped container's state after it exits
     VerdictTarget verdict;        // foreground only
+    OutputFormat output_format = OutputFormat::text;  // foreground only
 };
 
 Result<void> create_container(const Runtime& runtime, const CreateOptions& options);
@@ -77,9 +83,9 @@ struct RunOutcome {
 };
 Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& options);
 // The verdict of a run refused before run_container was reached (its flags did not parse): reason `refused`;
-// `status` is what husk exits with.
+// `status` is what husk exits with. With json, also the verdict line on stdout (the one line of the run).
 Result<void> deliver_refused_verdict(const VerdictTarget& target, const std::string& id, const Error& error,
-                                     int status);
+                                     int status, OutputFormat format = OutputFormat::text);
 // `husk exec`: a new process in a running (or created) container, runc's flags. Without `process`, the
 // stored config.json's process with args replaced and the flags applied as runc applies them.
 struct ExecOptions {
@@ -108,8 +114,13 @@ Result<ExecOutcome> exec_container(const Runtime& runtime, const ExecOptions& op
 
 Result<std::string> container_state_json(const Runtime& runtime, const std::string& id);
 Result<void> kill_container(const Runtime& runtime, const std::string& id, int signal, bool all);
-// Warnings (a failing poststop hook) are returned for the CLI to print.
-Result<std::vector<std::string>> delete_container(const Runtime& runtime, const std::string& id, bool force);
+// Warnings (a failing poststop hook) are returned for the CLI to print. A container that delete --force kills, or
+// that stopped just before, keeps its record until its live monitor has recorded the exit (at most 5 s), so the
+// verdict is the monitor's (`killed`) and `husk state` answers meanwhile. `final_state` (delete --print-state):
+// the state JSON of that record as `husk state` prints it, husk.exit included; set once known, also when the
+// delete fails afterwards; left empty when there is no record (an unknown id with --force).
+Result<std::vector<std::string>> delete_container(const Runtime& runtime, const std::string& id, bool force,
+                                                  std::string* final_state = nullptr);
 
 // cgroup.freeze (cgroup v2 core: no controller needed); status becomes "paused" / "running".
 Result<void> pause_container(const Runtime& runtime, const std::string& id);

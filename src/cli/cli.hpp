@@ -3,6 +3,7 @@
 
 #include <boost/program_options.hpp>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,13 @@ bool parse_verb(const char* verb, const char* usage, const po::options_descripti
                 const po::positional_options_description& positional, const Args& args, po::variables_map& out,
                 int* status, std::string* error = nullptr);
 
-// Prints "husk: <context>: <message>" to stderr and, with --log, one line in the chosen format. Returns 1.
+// Where husk's own messages go: stderr, or the fd of the global --message-fd (husk(8): kept apart from the
+// container's stderr, which is husk's stderr). Every message of the CLI is written there, never to stdout.
+std::FILE* messages();
+// Checked: an open fd, not 0 or 1. Made close-on-exec by the caller once husk has re-executed itself.
+Result<void> set_message_fd(int fd);
+
+// Prints "husk: <context>: <message>" to messages() and, with --log, one line in the chosen format. Returns 1.
 int report(const Globals& globals, const std::string& context, const Error& error);
 void warn(const Globals& globals, const std::string& message);
 void debug(const Globals& globals, const std::string& message);

@@ -1,7 +1,5 @@
 #include "cli/create_options.hpp"
 
-#include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <string>
 
@@ -99,54 +97,6 @@ Result<void> read_limit_flags(const po::variables_map& vm, std::map<std::string,
         annotations[limit.annotation] = value;
     }
     return {};
-}
-
-po::options_description verdict_options_description() {
-    po::options_description options;
-    options.add_options()
-        ("verdict", po::value<std::string>(), "when the run ends, write the verdict (one JSON object: reason, exit, "
-                                              "usage, security, limits; husk(8) VERDICT) to FILE, atomically; also "
-                                              "when the config is refused or setup fails")
-        ("verdict-fd", po::value<int>(), "the same, written to the inherited fd N in one write");
-    return options;
-}
-
-Result<void> read_verdict_target(const po::variables_map& vm, VerdictTarget& target) {
-    if (vm.count("verdict")) target.path = vm["verdict"].as<std::string>();
-    if (vm.count("verdict-fd")) target.fd = vm["verdict-fd"].as<int>();
-    // Refused with the target still set where it can be, so the refusal is delivered as the verdict.
-    if (!target.path.empty() && target.fd >= 0) {
-        target.fd = -1;
-        return fail_msg("--verdict and --verdict-fd exclude each other");
-    }
-    if (vm.count("verdict-fd") && target.fd < 0) return fail_msg("--verdict-fd: needs an fd >= 0");
-    return {};
-}
-
-int refuse_run(const Globals& globals, const char* verb, const VerdictTarget& target, const std::string& id,
-               const std::string& message) {
-    std::fprintf(stderr, "husk: %s: %s\n", verb, message.c_str());
-    if (target.wanted())
-        if (auto delivered = deliver_refused_verdict(target, id, Error::msg(message), 2); !delivered)
-            report(globals, std::string(verb) + " " + id, delivered.error());
-    return 2;
-}
-
-int refuse_unparsed_run(const Globals& globals, const char* verb, const Args& args, const std::string& message) {
-    VerdictTarget target;
-    int targets = 0;
-    for (std::size_t i = 0; i < args.size() && args[i] != "--"; ++i) {
-        const std::string& arg = args[i];
-        bool next = i + 1 < args.size();
-        if (arg == "--verdict" && next) target.path = args[++i], ++targets;
-        else if (arg.starts_with("--verdict=")) target.path = arg.substr(10), ++targets;
-        else if (arg == "--verdict-fd" && next) target.fd = std::atoi(args[++i].c_str()), ++targets;
-        else if (arg.starts_with("--verdict-fd=")) target.fd = std::atoi(arg.c_str() + 13), ++targets;
-    }
-    if (targets != 1 || target.fd < -1 || (target.path.empty() && target.fd < 0)) return 2;
-    if (auto delivered = deliver_refused_verdict(target, "", Error::msg(message), 2); !delivered)
-        report(globals, verb, delivered.error());
-    return 2;
 }
 
 }  // namespace husk::cli

@@ -14,6 +14,8 @@
 namespace husk::cli {
 namespace {
 
+std::FILE* message_stream = stderr;
+
 std::string now_rfc3339() {
     std::time_t t = std::time(nullptr);
     std::tm utc{};
@@ -45,6 +47,19 @@ void write_log(const Globals& globals, const char* level, const std::string& mes
 
 }  // namespace
 
+std::FILE* messages() { return message_stream; }
+
+Result<void> set_message_fd(int fd) {
+    if (fd == 0 || fd == 1) return fail_msg("--message-fd " + std::to_string(fd) + ": husk's messages never go to stdin or stdout");
+    if (fd == 2) return {};
+    if (fd < 0 || ::fcntl(fd, F_GETFD) < 0) return fail_msg("--message-fd " + std::to_string(fd) + ": not an open fd");
+    std::FILE* stream = ::fdopen(fd, "w");
+    if (!stream) return fail_sys(errno, "fdopen", "--message-fd " + std::to_string(fd));
+    std::setvbuf(stream, nullptr, _IONBF, 0);  // each message whole and at once, as on stderr
+    message_stream = stream;
+    return {};
+}
+
 // Errors are one line: control characters (a newline in a container id, say) are escaped.
 std::string one_line(const std::string& text) {
     std::string out;
@@ -63,19 +78,19 @@ std::string one_line(const std::string& text) {
 
 int report(const Globals& globals, const std::string& context, const Error& error) {
     std::string message = one_line(context.empty() ? error.message() : context + ": " + error.message());
-    std::fprintf(stderr, "husk: %s\n", message.c_str());
+    std::fprintf(messages(), "husk: %s\n", message.c_str());
     write_log(globals, "error", message);
     return 1;
 }
 
 void warn(const Globals& globals, const std::string& message) {
-    std::fprintf(stderr, "husk: warning: %s\n", message.c_str());
+    std::fprintf(messages(), "husk: warning: %s\n", message.c_str());
     write_log(globals, "warning", message);
 }
 
 void debug(const Globals& globals, const std::string& message) {
     if (!globals.debug) return;
-    if (globals.log_file.empty()) std::fprintf(stderr, "husk: debug: %s\n", message.c_str());
+    if (globals.log_file.empty()) std::fprintf(messages(), "husk: debug: %s\n", message.c_str());
     write_log(globals, "debug", message);
 }
 
@@ -96,7 +111,7 @@ bool parse_verb(const char* verb, const char* usage, const po::options_descripti
         po::store(po::command_line_parser(args).options(parse_with).positional(positional).run(), out);
         po::notify(out);
     } catch (const po::error& e) {
-        std::fprintf(stderr, "husk: %s: %s\n", verb, e.what());
+        std::fprintf(messages(), "husk: %s: %s\n", verb, e.what());
         if (error) *error = e.what();
         *status = 2;
         return false;

@@ -1,5 +1,6 @@
 // husk: a runc-compatible command line. Global options come before the verb (as containerd and conmon pass
 // them); each verb parses its own flags in its own file.
+#include <fcntl.h>
 #include <seccomp.h>
 
 #include <cstdio>
@@ -20,6 +21,8 @@ po::options_description global_options() {
         ("root", po::value<std::string>()->default_value("/run/husk"), "directory for container state")
         ("log", po::value<std::string>(), "append errors (and --debug messages) to this file")
         ("log-format", po::value<std::string>()->default_value("text"), "text or json (runc's JSON lines)")
+        ("message-fd", po::value<int>(), "write husk's own messages (errors, warnings) to the inherited fd N instead "
+                                         "of stderr, apart from the container's stderr (husk(8) MESSAGES)")
         ("debug", "log debug messages")
         ("systemd-cgroup", "use the systemd cgroup manager (not available: husk has no systemd manager)")
         ("cgroup-manager", po::value<std::string>()->default_value("cgroupfs"), "cgroupfs, systemd or disabled")
@@ -54,7 +57,7 @@ int find_verb(int argc, char** argv) {
         std::string arg = argv[i];
         if (arg.empty() || arg[0] != '-') return i;
         bool takes_value = arg == "--root" || arg == "--log" || arg == "--log-format" || arg == "--cgroup-manager" ||
-                           arg == "--criu" || arg == "--rootless";
+                           arg == "--criu" || arg == "--rootless" || arg == "--message-fd";
         if (takes_value) ++i;
     }
     return argc;
@@ -104,6 +107,13 @@ int main(int argc, char** argv) {
         print_help(options);
         return 0;
     }
+    // First, so that every message after it goes there.
+    if (vm.count("message-fd")) {
+        if (auto set = set_message_fd(vm["message-fd"].as<int>()); !set) {
+            std::fprintf(stderr, "husk: %s\n", set.error().message().c_str());
+            return 2;
+        }
+    }
     auto globals = read_globals(vm);
     if (!globals) {
         Globals fallback;
@@ -118,6 +128,8 @@ int main(int argc, char** argv) {
     if (name == "create" || name == "run" || name == "sandbox" || name == "exec") {
         if (auto r = husk::reexec_from_readonly_self(argv); !r) return report(*globals, name, r.error());
     }
+    // Inherited across the re-exec above; from here on, not by anything husk starts (hooks, the container).
+    if (vm.count("message-fd") && vm["message-fd"].as<int>() > 2) ::fcntl(vm["message-fd"].as<int>(), F_SETFD, FD_CLOEXEC);
     Args args(argv + verb_index + 1, argv + argc);
     std::string command_line = name;
     for (const auto& arg : args) command_line += " " + arg;

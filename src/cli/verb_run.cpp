@@ -1,5 +1,6 @@
 #include "cli/cli.hpp"
 #include "cli/create_options.hpp"
+#include "cli/foreground_options.hpp"
 
 namespace husk::cli {
 
@@ -8,20 +9,24 @@ int verb_run(const Globals& globals, const Args& args) {
     options.add_options()
         ("detach,d", "return once the container has started")
         ("keep", "keep the container's state after it stops (husk state still answers)");
-    options.add(verdict_options_description());
+    add_foreground_options(options);
     po::positional_options_description positional;
     positional.add("id", 1);
     po::variables_map vm;
     int status = 0;
     std::string usage_error;
-    if (!parse_verb("run", "[options] ID", options, positional, args, vm, &status, &usage_error))
-        return usage_error.empty() ? status : refuse_unparsed_run(globals, "run", args, usage_error);
+    if (!parse_verb("run", "[options] ID", options, positional, args, vm, &status, &usage_error)) {
+        if (status != 0) deliver_unparsed_refusal(globals, "run", args, usage_error, status);
+        return status;
+    }
     RunOptions run;
     const std::string id = vm.count("id") ? vm["id"].as<std::string>() : "";
-    // A refusal still delivers the one verdict the caller waits for.
-    auto refuse = [&](const std::string& message) { return refuse_run(globals, "run", run.verdict, id, message); };
-    if (auto target = read_verdict_target(vm, run.verdict); !target) return refuse(target.error().message());
+    // A refusal still delivers the one verdict the caller waits for (with json, also as the stream's one line).
+    auto refuse = [&](const std::string& message) { return refuse_run(globals, "run", run, id, message); };
+    if (auto read = read_foreground_options(vm, run); !read) return refuse(read.error().message());
     if (run.verdict.wanted() && vm.count("detach")) return refuse("--verdict needs a foreground run, not --detach");
+    if (run.output_format == OutputFormat::json && vm.count("detach"))
+        return refuse("--output-format json needs a foreground run, not --detach");
     auto read = read_create_options(vm);
     if (!read) return refuse(read.error().message());
     run.create = std::move(*read);

@@ -17,6 +17,7 @@
 #include "base/size.hpp"
 #include "cli/cli.hpp"
 #include "cli/create_options.hpp"
+#include "cli/foreground_options.hpp"
 #include "spec/sandbox_config.hpp"
 
 namespace husk::cli {
@@ -61,7 +62,7 @@ po::options_description sandbox_options() {
         ("landlock-connect", po::value<std::vector<std::string>>(),
          "PORT: with Landlock, allow TCP connect to PORT only (repeatable; Landlock ABI 4)");
     options.add(limits);
-    options.add(verdict_options_description());
+    add_foreground_options(options);
     return options;
 }
 
@@ -214,14 +215,17 @@ int verb_sandbox(const Globals& globals, const Args& args) {
     po::variables_map vm;
     int status = 0;
     std::string usage_error;
-    if (!parse_verb("sandbox", "[options] [--] PROGRAM [ARGS...]", options, {}, flags, vm, &status, &usage_error))
-        return usage_error.empty() ? status : refuse_unparsed_run(globals, "sandbox", flags, usage_error);
+    if (!parse_verb("sandbox", "[options] [--] PROGRAM [ARGS...]", options, {}, flags, vm, &status,
+                    &usage_error)) {
+        if (status != 0) deliver_unparsed_refusal(globals, "sandbox", flags, usage_error, status);
+        return status;
+    }
 
     RunOptions run;
     std::string id = vm.count("id") ? vm["id"].as<std::string>() : "";
     // A refusal still delivers the one verdict the caller waits for; nothing exists yet.
-    auto refuse = [&](const std::string& message) { return refuse_run(globals, "sandbox", run.verdict, id, message); };
-    if (auto target = read_verdict_target(vm, run.verdict); !target) return refuse(target.error().message());
+    auto refuse = [&](const std::string& message) { return refuse_run(globals, "sandbox", run, id, message); };
+    if (auto read = read_foreground_options(vm, run); !read) return refuse(read.error().message());
     if (program.empty()) return refuse("a program to run is required (husk sandbox [options] -- PROGRAM [ARGS...])");
     if (id.empty()) {
         auto generated = generated_id();

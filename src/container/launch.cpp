@@ -69,7 +69,7 @@ Launch::~Launch() {
 }
 
 Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const CreateOptions& options,
-                                               PtyRelay relay) {
+                                               PtyRelay relay, monitor::OutputFormat format) {
     TRY(check_preserved_fds(options.preserve_fds));  // first: before husk opens an fd of its own
     const ContainerId id = TRY(ContainerId::parse(options.id));
     auto owned = std::make_unique<Launch>();
@@ -78,6 +78,10 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     const spec::Spec& spec = launch.bundle.spec;
     const spec::HuskAnnotations& husk = launch.bundle.husk;
     launch.policy = monitor::stop_policy(husk);
+    // A pty has one output: the program's stdout and stderr arrive merged, and no line could say which was which.
+    if (spec.process->terminal && format == monitor::OutputFormat::json)
+        return fail_msg("process.terminal is true: --output-format json needs the program's stdout and stderr "
+                        "apart, and a terminal merges them (set process.terminal to false, or use text)");
     if (spec.process->terminal && options.console_socket.empty()) {
         // A detached container has nobody in the foreground to relay its terminal to (runc refuses the same).
         if (relay == PtyRelay::refused)
@@ -128,7 +132,7 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     launch.exec_fifo = TRY(open_fd_at(launch.dir->fd(), state::StateDir::exec_fifo, O_RDWR));
     if (!cgroup_plan.disabled()) launch.cgroup.emplace(TRY(cgroup::create_cgroup(cgroup_plan)));
     TRY(monitor::check_limits(launch.policy, launch.cgroup ? &*launch.cgroup : nullptr));
-    launch.output = TRY(monitor::open_output_plumbing(launch.policy));
+    launch.output = TRY(monitor::open_output_plumbing(launch.policy, format));
     return owned;
 }
 

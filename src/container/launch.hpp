@@ -48,8 +48,10 @@ private:
     bool committed_ = false;
 };
 
+// `format` json (`husk run` in the foreground) pumps the output even without a cap, and refuses a terminal.
 Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const CreateOptions& options,
-                                               PtyRelay relay = PtyRelay::refused);
+                                               PtyRelay relay = PtyRelay::refused,
+                                               monitor::OutputFormat format = monitor::OutputFormat::text);
 
 // The monitor (this process) adds its identity to the record, before it may clone init.
 Result<void> record_monitor(Launch& launch);

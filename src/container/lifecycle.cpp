@@ -8,9 +8,13 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
+#include <string_view>
 #include <thread>
 
+#include "base/dir.hpp"
 #include "base/fs.hpp"
+#include "base/proc_stat.hpp"
 #include "base/sys.hpp"
 #include "base/time.hpp"
 #include "cgroup/cgroup.hpp"
@@ -104,6 +108,65 @@ Result<void> kill_abandoned_create(Opened& c) {
     return {};
 }
 
+// While a delete waits, unlocked, for the monitor's verdict, an empty file in the state dir names it:
+// `delete-pending.<pid>.<start time>`. Another delete meanwhile (`husk run`'s own, right after its monitor
+// recorded the exit) finds it and leaves the removal to the waiting one, so the record stays readable until the
+// delete that waits for it has read it. Empty: creating it needs an inode and no block, so a full state filesystem
+// still works as delete must; a dead owner's file is ignored (and removed with the directory).
+constexpr std::string_view delete_pending = "delete-pending.";
+
+Result<std::string> own_pending_name() {
+    return std::string(delete_pending) + std::to_string(::getpid()) + "." +
+           std::to_string(TRY(read_proc_stat(::getpid())).start_time);
+}
+
+// Whether a live delete other than this one waits on this container.
+bool other_delete_pending(const Opened& c) {
+    auto entries = list_dir_at(c.dir.fd(), c.dir.path());
+    if (!entries) return false;
+    auto own = own_pending_name();
+    for (const DirEntry& entry : *entries) {
+        if (!entry.name.starts_with(delete_pending) || (own && entry.name == *own)) continue;
+        unsigned long long pid = 0, start_time = 0;
+        if (std::sscanf(entry.name.c_str() + delete_pending.size(), "%llu.%llu", &pid, &start_time) != 2) continue;
+        if (state::open_live_pidfd(static_cast<pid_t>(pid), start_time, c.record->boot_id)) return true;
+    }
+    return false;
+}
+
+// Init is gone; a monitor still alive is about to record its exit, under the lock delete holds. Let go of it until
+// the exit is there (or the monitor is gone, or 5 s passed), so the verdict is the monitor's (`killed`, with the
+// kill request recorded above) and not lost with the state dir, and `husk state` answers meanwhile. The lock is
+// taken again and the record read anew. False when the container went away meanwhile all the same (its
+// delete-pending file could not be made); c.record then holds the last record seen.
+Result<bool> await_recorded_exit(Opened& c) {
+    if (c.record->exit || c.record->creator_pid != 0) return true;
+    auto monitor = state::open_live_pidfd(c.record->monitor_pid, c.record->monitor_start_time, c.record->boot_id);
+    if (!monitor) return true;
+    std::optional<std::string> pending;
+    if (auto name = own_pending_name()) {
+        if (open_fd_at(c.dir.fd(), *name, O_RDONLY | O_CREAT | O_CLOEXEC, 0600)) pending = *name;
+    }
+    c.dir.unlock();
+    pollfd exited{monitor->get(), POLLIN, 0};
+    for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+         std::chrono::steady_clock::now() < deadline;) {
+        // Unlocked reads are whole: the record is replaced by rename.
+        if (auto r = c.dir.read_record(); r && r->exit) {
+            c.record = std::move(*r);
+            break;
+        }
+        if (::poll(&exited, 1, 10) == 1) break;
+    }
+    TRY(c.dir.lock(state::Lock::exclusive));
+    if (pending) ::unlinkat(c.dir.fd(), pending->c_str(), 0);
+    auto again = c.dir.read_record();
+    if (!again && again.error().err == ENOENT) return false;
+    if (!again) return std::unexpected(again.error());
+    c.record = std::move(*again);
+    return true;
+}
+
 // Blocks until init has executed the workload or is gone, and says which. Init is the fifo's last reader: it
 // holds exec.fifo O_RDWR and close-on-exec (create and the monitor have closed theirs by then), so our write
 // end reports POLLERR (no readers left, pipe(7)) exactly when execve succeeded or init ended. No timeout: both
@@ -190,7 +253,8 @@ Result<void> kill_container(const Runtime& runtime, const std::string& id, int s
     return signal_init(*c.record, signal);
 }
 
-Result<std::vector<std::string>> delete_container(const Runtime& runtime, const std::string& id, bool force) {
+Result<std::vector<std::string>> delete_container(const Runtime& runtime, const std::string& id, bool force,
+                                                  std::string* final_state) {
     // A create killed before its state dir was renamed into place left only its temporary directory.
     const ContainerId checked = TRY(ContainerId::parse(id));
     state::remove_abandoned_creations(runtime.root, checked);
@@ -215,6 +279,13 @@ Result<std::vector<std::string>> delete_container(const Runtime& runtime, const 
             if (!wait_gone(*c.record, std::chrono::seconds(10))) return fail_msg("container init did not die after SIGKILL");
         }
     }
+    if (c.record && !TRY(await_recorded_exit(c))) {
+        if (final_state) *final_state = container::oci_state_json(*c.record, "stopped", 0);
+        return std::vector<std::string>{};
+    }
+    if (c.record && final_state) *final_state = container::oci_state_json(*c.record, "stopped", 0);
+    // A delete waiting for this container's verdict removes it once it has read it (above).
+    if (c.record && other_delete_pending(c)) return std::vector<std::string>{};
     std::vector<std::string> warnings;
     if (c.record) {
         // runtime.md: poststop hooks run after the container is deleted... their failures are warnings.

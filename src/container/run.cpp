@@ -10,6 +10,7 @@
 
 #include "base/time.hpp"
 #include "monitor/caller_watch.hpp"
+#include "monitor/json_lines.hpp"
 #include "container/launch.hpp"
 #include "monitor/limits.hpp"
 #include "monitor/monitor_process.hpp"
@@ -26,9 +27,14 @@ namespace {
 // What a foreground run learned on its way, for the verdict whatever the ending.
 struct Progress {
     monitor::RunVerdict verdict;
+    std::optional<std::chrono::steady_clock::time_point> begun;  // husk started the container: t = 0 of json
     bool prepared = false;  // the config was accepted: a failure from here on is `setup-failed`, not `refused`
     bool decided = false;   // the verdict holds the container's exit
 };
+
+monitor::OutputFormat format_of(OutputFormat format) {
+    return format == OutputFormat::json ? monitor::OutputFormat::json : monitor::OutputFormat::text;
+}
 
 Result<RunOutcome> run_foreground(const Runtime& runtime, const RunOptions& options, Progress& progress) {
     RunOutcome outcome;
@@ -42,7 +48,8 @@ Result<RunOutcome> run_foreground(const Runtime& runtime, const RunOptions& opti
     if (options.create.die_with_parent) caller = TRY(monitor::open_caller());
     {
         // process.terminal without --console-socket: husk keeps the pty master and relays its own terminal.
-        auto launch = TRY(container::prepare_launch(runtime, options.create, container::PtyRelay::offered));
+        auto launch = TRY(container::prepare_launch(runtime, options.create, container::PtyRelay::offered,
+                                                    format_of(options.output_format)));
         progress.prepared = true;
         progress.verdict.policy = launch->policy;
         launch->record.monitor_deletes = !options.keep;  // husk gc's cue if husk is lost before it deletes
@@ -68,11 +75,14 @@ Result<RunOutcome> run_foreground(const Runtime& runtime, const RunOptions& opti
         auto enforcer = std::make_shared<const monitor::Enforcer>(plan, spawned.pid, spawned.pidfd.get());
         wait.cancel = monitor::Cancel{plan.policy.grace, [enforcer] { enforcer->kill(); }};
         if (caller) wait.watchers.push_back(monitor::watch_caller(std::move(*caller), [enforcer] { enforcer->kill(); }));
+        // The wall time and json's t count from here, just before start.
+        auto begun = std::chrono::steady_clock::now();
+        progress.begun = begun;
+        if (output) output->origin = begun;
         monitor::add_limits(plan, spawned.pid, spawned.pidfd.get(), std::move(output), wait);
         // SIGWINCH then resizes the pty instead of being forwarded (monitor/terminal_relay.hpp).
         if (relay_terminal) monitor::add_terminal_relay(std::move(spawned.console), wait);
 
-        auto begun = std::chrono::steady_clock::now();
         auto started = start_container(runtime, options.create.id);
         if (!started) {
             monitor::kill_init(spawned.pid);
@@ -117,16 +127,26 @@ monitor::RunVerdict failed_verdict(monitor::RunVerdict verdict, monitor::Reason 
     return verdict;
 }
 
-Result<void> deliver(const VerdictTarget& target, const monitor::RunVerdict& verdict) {
-    std::string json = monitor::encode_verdict(verdict);
+// To --verdict FILE or --verdict-fd N.
+Result<void> deliver_to_target(const VerdictTarget& target, std::string_view json) {
     if (!target.path.empty()) return monitor::deliver_verdict_file(target.path, json);
-    return monitor::deliver_verdict_fd(target.fd, json);
+    if (target.fd >= 0) return monitor::deliver_verdict_fd(target.fd, json);
+    return {};
+}
+
+// With json, the same object as the stream's last line; t is 0 when husk never started the container.
+Result<void> deliver_line(OutputFormat format, std::string_view json,
+                          std::optional<std::chrono::steady_clock::time_point> begun) {
+    if (format != OutputFormat::json) return {};
+    return monitor::deliver_verdict_line(json, begun ? monitor::seconds_since(*begun) : 0);
 }
 
 }  // namespace
 
 Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& options) {
     if (options.detach) {
+        if (options.output_format == OutputFormat::json)
+            return fail_msg("--output-format json needs a foreground run, not --detach");
         RunOutcome outcome;
         TRY(create_container(runtime, options.create));
         auto started = start_container(runtime, options.create.id);
@@ -140,22 +160,29 @@ Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& optio
     Progress progress;
     progress.verdict.id = options.create.id;
     auto outcome = run_foreground(runtime, options, progress);
-    if (!options.verdict.wanted()) return outcome;
+    if (!options.verdict.wanted() && options.output_format == OutputFormat::text) return outcome;
     // Exactly one verdict: the container's exit once there was one (a failed delete afterwards does not change
     // how the program ended), else the error that kept it from running.
     if (!progress.decided)
         progress.verdict = failed_verdict(std::move(progress.verdict),
                                           progress.prepared ? monitor::Reason::setup_failed : monitor::Reason::refused,
                                           outcome.error(), 1);  // the CLI's status after an error
-    TRY(deliver(options.verdict, progress.verdict));
+    std::string json = monitor::encode_verdict(progress.verdict);
+    // A reader of the stream that went away does not change how the program ended: a warning, not the status.
+    if (auto line = deliver_line(options.output_format, json, progress.begun); !line && outcome)
+        outcome->warnings.push_back(line.error().message());
+    TRY(deliver_to_target(options.verdict, json));
     return outcome;
 }
 
 Result<void> deliver_refused_verdict(const VerdictTarget& target, const std::string& id, const Error& error,
-                                     int status) {
+                                     int status, OutputFormat format) {
     monitor::RunVerdict verdict;
     verdict.id = id;
-    return deliver(target, failed_verdict(std::move(verdict), monitor::Reason::refused, error, status));
+    std::string json = monitor::encode_verdict(failed_verdict(std::move(verdict), monitor::Reason::refused, error, status));
+    auto line = deliver_line(format, json, std::nullopt);
+    TRY(deliver_to_target(target, json));
+    return line;
 }
 
 }  // namespace husk

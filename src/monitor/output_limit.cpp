@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <limits>
 
 #include "base/time.hpp"
 #include "monitor/limits.hpp"
@@ -47,13 +48,16 @@ private:
 
 }  // namespace
 
-Result<std::optional<OutputPlumbing>> open_output_plumbing(const StopPolicy& policy) {
-    if (!policy.output_limit) return std::optional<OutputPlumbing>{};
-    OutputPlumbing plumbing{TRY(open_pump_pipes()), {}, {}};
+Result<std::optional<OutputPlumbing>> open_output_plumbing(const StopPolicy& policy, OutputFormat format) {
+    if (!policy.output_limit && format == OutputFormat::text) return std::optional<OutputPlumbing>{};
+    OutputPlumbing plumbing;
+    plumbing.pipes = TRY(open_pump_pipes());
+    plumbing.format = format;
     // Our own fds for the stdio we were given (the monitor's fds 0-2 go to /dev/null when it detaches), and
-    // where the kind allows our own non-blocking descriptions (monitor/output_sink.hpp).
-    plumbing.stdout_out = TRY(open_output(1, "run.husk.output-limit: stdout"));
-    plumbing.stderr_out = TRY(open_output(2, "run.husk.output-limit: stderr"));
+    // where the kind allows our own non-blocking descriptions (monitor/output_sink.hpp). In json mode husk's
+    // stderr is its own messages' alone.
+    plumbing.stdout_out = TRY(open_output(1, "output pump: stdout"));
+    if (format == OutputFormat::text) plumbing.stderr_out = TRY(open_output(2, "output pump: stderr"));
     return std::optional<OutputPlumbing>(std::move(plumbing));
 }
 
@@ -72,12 +76,18 @@ std::unique_ptr<Watcher> watch_output_limit(LimitSetup& setup) {
     output.pipes.stdout_write.reset();  // init has its own copies: EOF comes when the container is done
     output.pipes.stderr_write.reset();
     auto enforcer = setup.enforcer;
+    // Without a cap (json alone) the pump never reaches one.
+    std::uint64_t cap = enforcer->policy().output_limit.value_or(std::numeric_limits<std::uint64_t>::max());
+    auto exceeded = [enforcer] {
+        enforcer->record_cause(output_limit_cause(enforcer->policy()));
+        enforcer->kill();
+    };
+    if (output.format == OutputFormat::json)
+        return std::make_unique<OutputLimitWatcher>(std::move(output.pipes),
+                                                    JsonLineOutput(std::move(output.stdout_out), output.origin), cap,
+                                                    exceeded);
     return std::make_unique<OutputLimitWatcher>(std::move(output.pipes), std::move(output.stdout_out),
-                                                std::move(output.stderr_out),
-                                                enforcer->policy().output_limit.value_or(0), [enforcer] {
-                                                    enforcer->record_cause(output_limit_cause(enforcer->policy()));
-                                                    enforcer->kill();
-                                                });
+                                                std::move(output.stderr_out), cap, exceeded);
 }
 
 std::string output_limit_detail(const StopPolicy& policy, const ExitStatus&, const state::StopCause* recorded) {

@@ -1,7 +1,9 @@
 // The output cap as one of husk's limits (run.husk.output-limit): its plumbing, its cause and its watcher. The
-// pump itself is monitor/output_pump.hpp.
+// same watcher pumps the output uncapped when `husk run --output-format json` frames it (monitor/json_lines.hpp).
+// The pump itself is monitor/output_pump.hpp.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,14 +20,17 @@ namespace husk::monitor {
 struct LimitSetup;
 
 // The pump's ends, opened before init is cloned: init gets the pipes' write ends as stdout/stderr, the monitor
-// keeps the read ends and the stdio husk was given.
+// keeps the read ends and the stdio husk was given (json: stdout alone, where both streams go as lines).
 struct OutputPlumbing {
     PumpPipes pipes;
     UniqueFd stdout_out, stderr_out;
+    OutputFormat format = OutputFormat::text;
+    // json: t = 0 of the lines, set by `husk run` when it starts the container.
+    std::chrono::steady_clock::time_point origin = std::chrono::steady_clock::now();
 };
 
-// Nothing when the policy has no output cap.
-Result<std::optional<OutputPlumbing>> open_output_plumbing(const StopPolicy& policy);
+// Nothing when the policy has no output cap and the output is not framed.
+Result<std::optional<OutputPlumbing>> open_output_plumbing(const StopPolicy& policy, OutputFormat format);
 
 // The container wrote past the output cap: output cut at the cap, the container is being killed.
 state::StopCause output_limit_cause(const StopPolicy& policy);

@@ -68,11 +68,18 @@ OutputPump::OutputPump(PumpPipes pipes, UniqueFd stdout_out, UniqueFd stderr_out
     for (Stream& stream : streams_) stream.copy = !stream.out.splice_safe();
 }
 
+OutputPump::OutputPump(PumpPipes pipes, JsonLineOutput output, std::uint64_t limit, std::function<void()> on_exceeded)
+    : epoll_(std::move(pipes.watch)), limit_(limit), on_exceeded_(std::move(on_exceeded)), json_(std::move(output)) {
+    streams_[0].in = std::move(pipes.stdout_read);
+    streams_[1].in = std::move(pipes.stderr_read);
+    for (Stream& stream : streams_) stream.copy = true;  // every chunk is read, to be framed
+}
+
 void OutputPump::on_ready() { dispatch(0); }
 
 void OutputPump::drain(std::chrono::milliseconds quiet) {
     while (flowing()) {
-        bool waiting = streams_[0].waiting_out || streams_[1].waiting_out;
+        bool waiting = streams_[0].waiting_out || streams_[1].waiting_out || parked_;
         epoll_event probe;
         // Bytes below the cap wait for the reader however slow it is, unless the caller asks husk to stop; an
         // idle open pipe does not hold us.
@@ -86,6 +93,10 @@ void OutputPump::drain(std::chrono::milliseconds quiet) {
         end_input(stream);
         end_output(stream);
     }
+    if (json_) {
+        (void)json_->flush();  // the carried tails end_input framed, if the output takes them now
+        drop_json();
+    }
 }
 
 void OutputPump::dispatch(int timeout_ms) {
@@ -93,6 +104,11 @@ void OutputPump::dispatch(int timeout_ms) {
     int n = ::epoll_wait(epoll_.get(), events, 4, timeout_ms);
     for (int i = 0; i < n; ++i) {
         int fd = events[i].data.fd;
+        if (json_ && parked_ && fd == json_->fd()) {
+            unpark();
+            for (Stream& stream : streams_) pump_json(stream);
+            continue;
+        }
         for (Stream& stream : streams_) {
             if (stream.in && fd == stream.in.get() && !stream.waiting_out) {
                 pump(stream);
@@ -105,6 +121,7 @@ void OutputPump::dispatch(int timeout_ms) {
 }
 
 void OutputPump::pump(Stream& stream) {
+    if (json_) return pump_json(stream);
     for (;;) {
         Step step;
         if (stream.pending_size > 0) step = flush(stream);
@@ -203,18 +220,88 @@ void OutputPump::resume_input(Stream& stream) {
     stream.waiting_out = false;
 }
 
-// No more input; what is buffered still goes out (end_output once it has).
+// No more input; what is buffered still goes out (end_output once it has). json: a character the stream's last
+// read cut off is framed now (base64).
 void OutputPump::end_input(Stream& stream) {
     if (stream.in && !stream.waiting_out) ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, stream.in.get(), nullptr);
+    if (stream.in && json_) json_->end(static_cast<int>(&stream - streams_));
     stream.in.reset();
     if (stream.pending_size == 0) end_output(stream);
 }
 
 void OutputPump::end_output(Stream& stream) {
-    if (stream.waiting_out) ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, stream.out.fd(), nullptr);
+    if (stream.waiting_out && stream.out) ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, stream.out.fd(), nullptr);
     stream.waiting_out = false;
     stream.pending_offset = stream.pending_size = 0;
     stream.out.reset();
+}
+
+// json: lines go out whole and one at a time, so a line waiting for the output holds both streams (park); the
+// chunk is read into the stream's buffer, framed at once and counted against the cap as in text mode.
+void OutputPump::pump_json(Stream& stream) {
+    for (;;) {
+        if (!json_) return;
+        if (json_->busy()) {
+            switch (json_->flush()) {
+                case JsonLineOutput::Flush::done: break;
+                case JsonLineOutput::Flush::blocked: park(); return;
+                case JsonLineOutput::Flush::gone: drop_json(); return;
+            }
+        }
+        if (!stream.in) return;
+        Step step = delivered_ < limit_ ? read_json(stream, limit_ - delivered_) : past_cap(stream);
+        switch (step) {
+            case Step::more: continue;
+            case Step::closed: end_input(stream); continue;  // its carried tail, if any, goes out next
+            default: return;  // empty
+        }
+    }
+}
+
+OutputPump::Step OutputPump::read_json(Stream& stream, std::uint64_t allowed) {
+    std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(allowed, sizeof stream.pending));
+    ssize_t n = ::read(stream.in.get(), stream.pending, chunk);
+    if (n < 0 && errno == EAGAIN) return Step::empty;
+    if (n < 0 && errno == EINTR) return Step::more;
+    if (n <= 0) return Step::closed;
+    delivered_ += static_cast<std::uint64_t>(n);
+    json_->chunk(static_cast<int>(&stream - streams_), std::string_view(stream.pending, static_cast<std::size_t>(n)));
+    return Step::more;
+}
+
+// The output is full: watch it for room, and take both pipes out of the set meanwhile.
+void OutputPump::park() {
+    if (parked_) return;
+    if (!add(epoll_.get(), json_->fd(), EPOLLOUT)) {
+        pollfd p{json_->fd(), POLLOUT, 0};  // an output epoll cannot watch: wait briefly instead
+        ::poll(&p, 1, 100);
+        return;
+    }
+    for (Stream& stream : streams_) {
+        if (stream.in && !stream.waiting_out) ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, stream.in.get(), nullptr);
+        stream.waiting_out = stream.in ? true : false;
+    }
+    parked_ = true;
+}
+
+void OutputPump::unpark() {
+    ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, json_->fd(), nullptr);
+    for (Stream& stream : streams_) {
+        if (stream.in && stream.waiting_out) (void)add(epoll_.get(), stream.in.get(), EPOLLIN);
+        stream.waiting_out = false;
+    }
+    parked_ = false;
+}
+
+// The output is gone (its reader closed it): nothing more is read, so the container's next write fails as it
+// would have without the pump. What was counted as delivered stays.
+void OutputPump::drop_json() {
+    if (parked_) unpark();
+    std::uint64_t out = json_->delivered(0), err = json_->delivered(1);
+    json_.reset();
+    streams_[0].bytes = out;
+    streams_[1].bytes = err;
+    for (Stream& stream : streams_) end_input(stream);
 }
 
 }  // namespace husk::monitor

@@ -10,7 +10,10 @@
 #include <functional>
 
 #include "husk/error.hpp"
+#include <optional>
+
 #include "husk/unique_fd.hpp"
+#include "monitor/json_lines.hpp"
 #include "monitor/output_sink.hpp"
 
 namespace husk::monitor {
@@ -37,6 +40,9 @@ public:
     // nothing more and closes its pipes.
     OutputPump(PumpPipes pipes, UniqueFd stdout_out, UniqueFd stderr_out, std::uint64_t limit,
                std::function<void()> on_exceeded);
+    // --output-format json: both streams as JSON lines into `output` (husk's stdout); the cap counts the
+    // program's bytes as in text mode.
+    OutputPump(PumpPipes pipes, JsonLineOutput output, std::uint64_t limit, std::function<void()> on_exceeded);
 
     // The pump's own epoll set (pipes, and outputs it waits on); the monitor's loop watches this one fd.
     int fd() const { return epoll_.get(); }
@@ -48,8 +54,8 @@ public:
     void drain(std::chrono::milliseconds quiet);
 
     bool exceeded() const { return exceeded_; }
-    std::uint64_t stdout_bytes() const { return streams_[0].bytes; }
-    std::uint64_t stderr_bytes() const { return streams_[1].bytes; }
+    std::uint64_t stdout_bytes() const { return json_ ? json_->delivered(0) : streams_[0].bytes; }
+    std::uint64_t stderr_bytes() const { return json_ ? json_->delivered(1) : streams_[1].bytes; }
 
 private:
     struct Stream {
@@ -57,6 +63,7 @@ private:
         OutputSink out;
         bool copy = false;         // no splice into the output (a tty, a socket, O_APPEND): read + write
         bool waiting_out = false;  // the output is full: watching it for EPOLLOUT, the pipe out of the set
+                                   // (json: the one output of both streams, see parked_)
         std::uint64_t bytes = 0;   // delivered
         // The copy's bound: one chunk read from the pipe, not taken by the output yet. The pipe is not read
         // again before it is gone, so back-pressure reaches the container as without the pump.
@@ -67,6 +74,11 @@ private:
 
     void dispatch(int timeout_ms);
     void pump(Stream& stream);
+    void pump_json(Stream& stream);
+    Step read_json(Stream& stream, std::uint64_t allowed);
+    void park();
+    void unpark();
+    void drop_json();
     Step move_some(Stream& stream, std::uint64_t allowed);
     Step copy_some(Stream& stream, std::size_t chunk);
     Step flush(Stream& stream);
@@ -75,7 +87,9 @@ private:
     void resume_input(Stream& stream);
     void end_input(Stream& stream);
     void end_output(Stream& stream);
-    bool flowing() const { return streams_[0].in || streams_[1].in || streams_[0].out || streams_[1].out; }
+    bool flowing() const {
+        return streams_[0].in || streams_[1].in || streams_[0].out || streams_[1].out || (json_ && json_->busy());
+    }
 
     UniqueFd epoll_;
     Stream streams_[2];
@@ -83,6 +97,9 @@ private:
     std::uint64_t delivered_ = 0;
     bool exceeded_ = false;
     std::function<void()> on_exceeded_;
+    // json: one output for both streams. While a line waits for room on it, both pipes are out of the set.
+    std::optional<JsonLineOutput> json_;
+    bool parked_ = false;
 };
 
 }  // namespace husk::monitor

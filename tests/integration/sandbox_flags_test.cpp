@@ -16,21 +16,13 @@
 
 #include "harness.hpp"
 #include "monitor_support.hpp"
+#include "sandbox_support.hpp"
 #include "terminal_support.hpp"
 
 using namespace husk::test;
 using Catch::Matchers::Contains;
 
 namespace {
-
-std::vector<std::string> sandbox_args(const std::string& id, std::vector<std::string> flags,
-                                      const std::vector<std::string>& program) {
-    std::vector<std::string> args = {"sandbox", "--id", id};
-    args.insert(args.end(), flags.begin(), flags.end());
-    args.push_back("--");
-    args.insert(args.end(), program.begin(), program.end());
-    return args;
-}
 
 Json wait_for_verdict(const std::string& path) {
     auto deadline = std::chrono::steady_clock::now() + Ms(20000);

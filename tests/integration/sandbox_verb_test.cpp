@@ -16,6 +16,7 @@
 
 #include "harness.hpp"
 #include "monitor_support.hpp"
+#include "sandbox_support.hpp"
 
 using namespace husk::test;
 
@@ -31,11 +32,7 @@ bool host_has_python3() { return exists("/usr/bin/python3"); }
 // `husk sandbox --id ID flags... -- program...`.
 Output sandbox(Sandbox& sb, const std::string& id, std::vector<std::string> flags, const std::vector<std::string>& program,
                SpawnOptions options = {}) {
-    std::vector<std::string> args = {"sandbox", "--id", id};
-    args.insert(args.end(), flags.begin(), flags.end());
-    args.push_back("--");
-    args.insert(args.end(), program.begin(), program.end());
-    return sb.husk(args, std::move(options));
+    return sb.husk(sandbox_args(id, flags, program), std::move(options));
 }
 
 // The same with --verdict into a file of the test's own; the verdict, REQUIREd whole.

@@ -23,10 +23,18 @@ using namespace husk::test;
 
 namespace {
 
-enum class Route { relay, pump };  // process.terminal without --console-socket, or --output-limit
+// process.terminal without --console-socket, --output-limit, or --output-format json (the pump framing lines)
+enum class Route { relay, pump, json };
 enum class OutputKind { pipe, stopped_terminal, socket };
 
-std::string route_name(Route route) { return route == Route::relay ? "terminal relay" : "output pump"; }
+std::string route_name(Route route) {
+    switch (route) {
+        case Route::relay: return "terminal relay";
+        case Route::pump: return "output pump";
+        case Route::json: return "output pump framing JSON lines";
+    }
+    return "?";
+}
 std::string kind_name(OutputKind kind) {
     switch (kind) {
         case OutputKind::pipe: return "a pipe";
@@ -99,6 +107,7 @@ std::vector<std::string> run_args(Route route, const Bundle& b, const std::strin
                                   std::vector<std::string> extra) {
     std::vector<std::string> args = {"run", "--keep", "--bundle", b.dir, "--pid-file", pid_file};
     if (route == Route::pump) args.insert(args.end(), {"--output-limit", "1GB"});
+    if (route == Route::json) args.insert(args.end(), {"--output-format", "json"});
     args.insert(args.end(), extra.begin(), extra.end());
     args.push_back(id);
     return args;
@@ -128,6 +137,22 @@ std::string pattern(size_t size) {
     out.reserve(size + unit.size());
     while (out.size() < size) out += unit;
     out.resize(size);
+    return out;
+}
+
+// The program's stdout out of --output-format json's lines (ASCII here, so never base64); the last line must be
+// the verdict.
+std::string json_stdout(const std::string& stream) {
+    std::vector<std::string> all = lines(stream);
+    REQUIRE_FALSE(all.empty());
+    CHECK(Json::parse(all.back())["stream"].str() == "verdict");
+    std::string out;
+    for (std::size_t i = 0; i + 1 < all.size(); ++i) {
+        Json line = Json::parse(all[i]);
+        CHECK(line["stream"].str() == "stdout");
+        CHECK_FALSE(line.contains("encoding"));
+        out += line["data"].str();
+    }
     return out;
 }
 
@@ -170,12 +195,15 @@ void wait_for_init_end(const std::string& pid_file, pid_t husk) {
 }  // namespace
 
 TEST_CASE("a reader that never reads husk's stdout does not stop the wall-time limit",
-          "[integration][monitor][stuck-reader]") {
+          "[integration][monitor][stuck-reader][output-format]") {
     auto [route, kind] = GENERATE(std::pair{Route::relay, OutputKind::pipe},
                                   std::pair{Route::relay, OutputKind::stopped_terminal},
                                   std::pair{Route::pump, OutputKind::pipe},
                                   std::pair{Route::pump, OutputKind::stopped_terminal},
-                                  std::pair{Route::pump, OutputKind::socket});
+                                  std::pair{Route::pump, OutputKind::socket},
+                                  std::pair{Route::json, OutputKind::pipe},
+                                  std::pair{Route::json, OutputKind::stopped_terminal},
+                                  std::pair{Route::json, OutputKind::socket});
     // How husk's wait for the stuck reader ends, once the container is gone: the reader goes away, or the
     // caller tells husk to stop (SIGTERM: pending, husk blocks it to forward it, and nothing is left to forward to).
     bool by_signal = GENERATE(false, true);
@@ -220,8 +248,8 @@ TEST_CASE("a reader that never reads husk's stdout does not stop the wall-time l
 }
 
 TEST_CASE("a slow reader of husk's stdout gets every byte the container wrote",
-          "[integration][monitor][stuck-reader]") {
-    Route route = GENERATE(Route::relay, Route::pump);
+          "[integration][monitor][stuck-reader][output-format]") {
+    Route route = GENERATE(Route::relay, Route::pump, Route::json);
     INFO(route_name(route));
     Sandbox sb;
     constexpr size_t size = 4 << 20;
@@ -239,6 +267,7 @@ TEST_CASE("a slow reader of husk's stdout gets every byte the container wrote",
     Output out = husk.wait();
     INFO(out.describe());
     CHECK(out.exit_code == 0);
+    if (route == Route::json) got = json_stdout(got);
     CHECK(got.size() == size);
     CHECK((got == pattern(size)));
     Json st = wait_for_exit(sb, id);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include "harness.hpp"
@@ -187,6 +188,35 @@ TEST_CASE("husk run --verdict: refused before anything exists, setup-failed afte
         CHECK(v["exit"]["reason"].str() == "setup-failed");
         CHECK_THAT(v["exit"]["detail"].str(), Contains("/no/such/program"));
     }
+    check_nothing_left(sb);
+}
+
+TEST_CASE("husk run --verdict: a command line that does not parse is still refused with one verdict",
+          "[integration][verdict]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/bin/true"});
+    b.write();
+    std::string verdict = sb.dir() + "/verdict.json";
+    // An unknown flag, a value boost cannot convert, a flag with no value: each before or after --verdict.
+    std::vector<std::string> args = GENERATE(std::vector<std::string>{"--no-such-flag", "--verdict", "VERDICT"},
+                                             std::vector<std::string>{"--verdict=VERDICT", "--preserve-fds", "many"},
+                                             std::vector<std::string>{"--verdict", "VERDICT", "--timeout"});
+    for (auto& arg : args)
+        if (auto at = arg.find("VERDICT"); at != std::string::npos) arg.replace(at, 7, verdict);
+    std::vector<std::string> command = {"run", "--bundle", b.dir};
+    command.insert(command.end(), args.begin(), args.end());
+    command.push_back(sb.id("unparsed"));
+    Output run = sb.husk(command);
+    INFO(run.describe());
+    CHECK(run.exit_code == 2);
+    std::string text = read_file(verdict);
+    INFO("verdict: " << text);
+    REQUIRE(lines(text).size() == 1);
+    Json v = Json::parse(text);
+    CHECK(v["exit"]["reason"].str() == "refused");
+    CHECK(v["status"].num() == 2);
+    CHECK_FALSE(v["exit"]["detail"].str().empty());
+    CHECK_THAT(run.err, Contains(v["exit"]["detail"].str()));
     check_nothing_left(sb);
 }
 
@@ -475,5 +505,47 @@ TEST_CASE("husk create --die-with-parent: the caller SIGKILLed, the monitor kill
     Output gc = sb.husk({"gc"});
     INFO(gc.describe());
     CHECK(lines(gc.out) == std::vector<std::string>{id});
+    check_nothing_left(sb);
+}
+
+TEST_CASE("husk delete --force --print-state cancels a container and prints its final state with the monitor's verdict",
+          "[integration][delete][cancel]") {
+    Sandbox sb;
+    std::string mode = GENERATE(std::string("run"), std::string("create"));
+    INFO(mode);
+    Bundle b = written_sleeper(sb);
+    std::optional<BackgroundRun> run;
+    std::string id;
+    if (mode == "run") {
+        run.emplace(sb, b, "cancelled", std::vector<std::string>{});
+        id = run->id;
+    } else {
+        id = sb.id("cancelled");
+        create_and_start(sb, b, id);
+    }
+    Output del = sb.husk({"delete", "--force", "--print-state", id});
+    INFO(del.describe());
+    CHECK(del.exit_code == 0);
+    Json st = Json::parse(del.out);
+    CHECK(st["id"].str() == id);
+    CHECK(st["status"].str() == "stopped");
+    const Json& exit = st["husk"]["exit"];
+    CHECK(exit["reason"].str() == "killed");
+    CHECK(exit["signal"].num() == SIGKILL);
+    CHECK(st["husk"].contains("usage"));
+    if (run) {
+        // husk run's own verdict is the same: the monitor recorded it before the state went away.
+        Output out;
+        Json v = run->wait(out);
+        INFO(out.describe() << "; verdict " << v.dump());
+        CHECK(out.exit_code == 128 + SIGKILL);
+        CHECK(v["exit"]["reason"].str() == "killed");
+        CHECK(v["exit"]["detail"].str() == exit["detail"].str());
+    }
+    CHECK(sb.husk({"state", id}).exit_code != 0);  // gone
+    // An unknown id with --force is not an error, and there is no state to print.
+    Output again = sb.husk({"delete", "--force", "--print-state", id});
+    CHECK(again.exit_code == 0);
+    CHECK(again.out.empty());
     check_nothing_left(sb);
 }

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <thread>
 
+#include "sandbox_support.hpp"
 #include "vm_support.hpp"
 
 using namespace husk::test;
@@ -14,13 +15,11 @@ using namespace husk::test::vm;
 
 namespace {
 
-std::vector<std::string> sandbox_args(const std::string& id, const std::string& rootfs, std::vector<std::string> flags,
-                                      const std::vector<std::string>& program) {
-    std::vector<std::string> args = {"sandbox", "--id", id, "--rootfs", rootfs};
-    args.insert(args.end(), flags.begin(), flags.end());
-    args.push_back("--");
-    args.insert(args.end(), program.begin(), program.end());
-    return args;
+// A sandbox in the busybox rootfs.
+std::vector<std::string> rootfs_sandbox_args(const std::string& id, const std::string& rootfs,
+                                             std::vector<std::string> flags, const std::vector<std::string>& program) {
+    flags.insert(flags.begin(), {"--rootfs", rootfs});
+    return sandbox_args(id, flags, program);
 }
 
 }  // namespace
@@ -31,7 +30,7 @@ TEST_CASE("husk sandbox --memory, --pids and --cpus land in memory.max, pids.max
     Bundle b = sb.bundle();
     const std::string id = sb.id("limits");
     Process husk = sb.spawn_husk(
-        sandbox_args(id, b.rootfs(), {"--memory", "48MiB", "--pids", "20", "--cpus", "0.5"}, {"/probe", "sleep", "60"}));
+        rootfs_sandbox_args(id, b.rootfs(), {"--memory", "48MiB", "--pids", "20", "--cpus", "0.5"}, {"/probe", "sleep", "60"}));
     std::string cgroup;
     REQUIRE(wait_until([&] {
         Output state = sb.husk({"state", id});
@@ -53,7 +52,7 @@ TEST_CASE("husk sandbox --pids stops a fork loop, --memory ends a hog with reaso
     Sandbox sb;
     Bundle b = sb.bundle();
     // husk-init, the probe and its children share pids.max.
-    Output forks = sb.husk(sandbox_args(sb.id("forks"), b.rootfs(), {"--pids", "12"}, {"/probe", "fork", "1000"}));
+    Output forks = sb.husk(rootfs_sandbox_args(sb.id("forks"), b.rootfs(), {"--pids", "12"}, {"/probe", "fork", "1000"}));
     INFO(forks.describe());
     REQUIRE(forks.exit_code == 0);
     Json r = Json::parse(lines(forks.out).back());
@@ -61,7 +60,7 @@ TEST_CASE("husk sandbox --pids stops a fork loop, --memory ends a hog with reaso
     CHECK(r["errno"].num() == EAGAIN);
 
     const std::string verdict = sb.dir() + "/oom.json";
-    Output hog = sb.husk(sandbox_args(sb.id("hog"), b.rootfs(), {"--memory", "16m", "--verdict", verdict},
+    Output hog = sb.husk(rootfs_sandbox_args(sb.id("hog"), b.rootfs(), {"--memory", "16m", "--verdict", verdict},
                                       {"/bin/sh", "-c", "awk 'BEGIN { s = \"x\"; for (i = 0; i < 27; i++) s = s s; print length(s) }'"}));
     INFO(hog.describe());
     Json v = Json::parse(read_file(verdict));

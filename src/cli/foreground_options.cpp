@@ -1,0 +1,60 @@
+#include "cli/foreground_options.hpp"
+
+#include <cstdio>
+
+#include "cli/raw_flags.hpp"
+
+namespace husk::cli {
+
+void add_foreground_options(po::options_description& options) {
+    options.add_options()
+        ("verdict", po::value<std::string>(), "when the run ends, write the verdict (one JSON object: reason, exit, "
+                                              "usage, security, limits; husk(8) VERDICT) to FILE, atomically; also "
+                                              "when the config is refused or setup fails")
+        ("verdict-fd", po::value<int>(), "the same, written to the inherited fd N in one write")
+        ("output-format", po::value<std::string>()->default_value("text"),
+         "text: the program's stdout and stderr go to husk's as they are; json: husk's stdout carries JSON lines "
+         "only, {\"stream\":\"stdout\"|\"stderr\",\"t\":SECONDS,\"data\":...} per chunk (\"encoding\":\"base64\" "
+         "when not UTF-8), then the verdict as the last line; husk's own messages stay on stderr (husk(8) "
+         "OUTPUT FORMAT)");
+}
+
+Result<void> read_foreground_options(const po::variables_map& vm, RunOptions& run) {
+    if (vm.count("verdict")) run.verdict.path = vm["verdict"].as<std::string>();
+    if (vm.count("verdict-fd")) run.verdict.fd = vm["verdict-fd"].as<int>();
+    const std::string& format = vm["output-format"].as<std::string>();
+    if (format == "json") run.output_format = OutputFormat::json;
+    else if (format != "text") return fail_msg("--output-format: must be text or json, got \"" + format + "\"");
+    // Refused with the target still set where it can be, so the refusal is delivered as the verdict.
+    if (!run.verdict.path.empty() && run.verdict.fd >= 0) {
+        run.verdict.fd = -1;
+        return fail_msg("--verdict and --verdict-fd exclude each other");
+    }
+    if (vm.count("verdict-fd") && run.verdict.fd < 0) return fail_msg("--verdict-fd: needs an fd >= 0");
+    return {};
+}
+
+int refuse_run(const Globals& globals, const char* verb, const RunOptions& run, const std::string& id,
+               const std::string& message) {
+    std::fprintf(messages(), "husk: %s: %s\n", verb, message.c_str());
+    if (run.verdict.wanted() || run.output_format == OutputFormat::json)
+        if (auto delivered = deliver_refused_verdict(run.verdict, id, Error::msg(message), 2, run.output_format);
+            !delivered)
+            report(globals, std::string(verb) + " " + id, delivered.error());
+    return 2;
+}
+
+void deliver_unparsed_refusal(const Globals& globals, const char* verb, const Args& args, const std::string& message,
+                              int status) {
+    RawVerdictFlags raw = scan_verdict_flags(args);
+    VerdictTarget target;
+    target.path = raw.verdict_path;
+    if (target.path.empty()) target.fd = raw.verdict_fd;  // as when both parse: --verdict wins, and is refused
+    OutputFormat format = raw.json ? OutputFormat::json : OutputFormat::text;
+    if (!target.wanted() && format == OutputFormat::text) return;
+    // The id is not known for sure; the verdict names none rather than a guess.
+    if (auto delivered = deliver_refused_verdict(target, "", Error::msg(message), status, format); !delivered)
+        report(globals, verb, delivered.error());
+}
+
+}  // namespace husk::cli
