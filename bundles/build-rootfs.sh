@@ -1,25 +1,31 @@
 #!/bin/sh
 # Builds a minimal container root filesystem from Debian's busybox-static (never a downloaded image).
-#   bundles/build-rootfs.sh [--probe PATH] [DEST]
-# DEST defaults to bundles/busybox/rootfs next to this script. The probe (tests/probe) is copied to
-# DEST/probe when --probe PATH or $HUSK_PROBE names it. Idempotent; only ever writes below DEST.
+#   bundles/build-rootfs.sh [--python] [--probe PATH] [DEST]
+# DEST defaults to bundles/busybox/rootfs next to this script (bundles/python/rootfs with --python). The
+# probe (tests/probe) is copied to DEST/probe when --probe PATH or $HUSK_PROBE names it. --python adds
+# Debian's minimal Python 3 (the files of the installed python3-minimal packages, the shared libraries
+# they load, and their compiled .pyc). Idempotent; only ever writes below DEST.
 set -eu
 
-usage() { echo "usage: $0 [--probe PATH] [DEST]" >&2; exit 2; }
+usage() { echo "usage: $0 [--python] [--probe PATH] [DEST]" >&2; exit 2; }
 die() { echo "build-rootfs: $*" >&2; exit 1; }
 
 probe=${HUSK_PROBE:-}
 dest=
+python=
 while [ $# -gt 0 ]; do
     case $1 in
         --probe) [ $# -ge 2 ] || usage; probe=$2; shift 2 ;;
         --probe=*) probe=${1#--probe=}; shift ;;
+        --python) python=1; shift ;;
         -h|--help) usage ;;
         -*) usage ;;
         *) [ -z "$dest" ] || usage; dest=$1; shift ;;
     esac
 done
-[ -n "$dest" ] || dest=$(dirname "$0")/busybox/rootfs
+if [ -z "$dest" ]; then
+    if [ -n "$python" ]; then dest=$(dirname "$0")/python/rootfs; else dest=$(dirname "$0")/busybox/rootfs; fi
+fi
 
 busybox=/bin/busybox
 [ -x "$busybox" ] || die "$busybox not found: apt-get install busybox-static"
@@ -109,3 +115,96 @@ if [ -n "$probe" ]; then
     [ -f "$probe" ] || die "probe $probe not found (build it: ninja -C BUILD tests/probe)"
     install_file "$probe" probe 0755
 fi
+
+[ -n "$python" ] || exit 0
+
+# --python: Debian's python3-minimal, as installed on this host. Its packages list their files
+# (dpkg-query -L); the interpreter and the extension modules of the minimal set name the shared libraries
+# they load (ldd). Nothing else of the host's Python comes along (no dist-packages, no full stdlib).
+[ -L /usr/bin/python3 ] || die "/usr/bin/python3 not found: apt-get install python3-minimal"
+interpreter=$(readlink /usr/bin/python3)  # python3.11
+version=${interpreter#python}
+case $version in
+    3.[0-9]|3.[0-9][0-9]) ;;
+    *) die "/usr/bin/python3 points to $interpreter, not to a python3.N of Debian's python3-minimal" ;;
+esac
+packages="python3-minimal python$version-minimal libpython$version-minimal"
+for p in $packages; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+        die "package $p is not installed: apt-get install python3-minimal"
+done
+# The compiled modules Debian's postinst wrote beside each .py (not in the package lists); their sources
+# keep their mtimes below, so Python takes them as up to date and never tries to write the read-only root.
+pyc_tag=cpython-$(echo "$version" | tr -d .)
+
+# Debian has merged /usr: /lib and /lib64 are links into /usr, as ld.so and ldd name them.
+real_dir usr/lib
+real_dir usr/lib64
+link_dir lib usr/lib
+link_dir lib64 usr/lib64
+
+# Directories below DEST are made one component at a time, each checked to be a real directory.
+made_dirs=
+make_parents() { # DEST_RELATIVE_DIR
+    case " $made_dirs " in *" $1 "*) return 0 ;; esac
+    path=
+    old_ifs=$IFS
+    IFS=/
+    for part in $1; do
+        path=$path${path:+/}$part
+        real_dir "$path"
+    done
+    IFS=$old_ifs
+    made_dirs="$made_dirs $1"
+}
+# The host path as it lies in the rootfs: /lib/x and /lib64/x live under usr/, as on the host.
+rootfs_path() { # HOST_PATH
+    case $1 in
+        /lib/*|/lib64/*|/bin/*|/sbin/*) echo "usr$1" ;;
+        *) echo "${1#/}" ;;
+    esac
+}
+# Copies a host file to the same path below DEST: a symlink stays a symlink (python3 -> python3.11) unless
+# DEREF is given (a library found by ldd is copied under the name the loader asks for).
+copy_host_file() { # HOST_PATH [deref]
+    rel=$(rootfs_path "$1")
+    make_parents "$(dirname -- "$rel")"
+    if [ -L "$1" ] && [ $# -lt 2 ]; then
+        target=$(readlink -- "$1")
+        [ -L "$dest/$rel" ] && [ "$(readlink -- "$dest/$rel")" = "$target" ] && return 0
+        ln -sfn -- "$target" "$dest/$rel.tmp.$$"
+    else
+        [ -L "$dest/$rel" ] || ! cmp -s -- "$1" "$dest/$rel" 2>/dev/null || return 0
+        cp -pL -- "$1" "$dest/$rel.tmp.$$"
+    fi
+    mv -f -- "$dest/$rel.tmp.$$" "$dest/$rel"
+}
+
+# Only the interpreter, its library and its configuration: not the documentation, binfmt or Debian's
+# py3compile helpers.
+# shellcheck disable=SC2086 # $packages is a list of names
+files=$(dpkg-query -L $packages | while IFS= read -r f; do
+    case $f in
+        /usr/bin/python3*|/usr/lib/python3*|/etc/python3*)
+            if [ -L "$f" ] || [ ! -d "$f" ]; then echo "$f"; fi ;;
+    esac
+done)
+[ -n "$files" ] || die "the packages $packages list no files"
+echo "$files" | while IFS= read -r f; do
+    copy_host_file "$f"
+    case $f in
+        *.py)
+            pyc=$(dirname -- "$f")/__pycache__/$(basename -- "$f" .py).$pyc_tag.pyc
+            if [ -f "$pyc" ]; then copy_host_file "$pyc"; fi
+            ;;
+    esac
+done
+
+# The shared libraries of the interpreter and of each extension module, with the dynamic loader itself.
+libraries=$(echo "$files" | grep -e "/usr/bin/python$version\$" -e '\.so$' | while IFS= read -r f; do
+    ldd "$f" | sed -n -e 's|.*=> \(/[^ ]*\) (0x.*|\1|p' -e 's|^[[:space:]]*\(/[^ ]*\) (0x.*|\1|p'
+done | sort -u)
+[ -n "$libraries" ] || die "ldd found no libraries for /usr/bin/python$version"
+echo "$libraries" | while IFS= read -r lib; do
+    copy_host_file "$lib" deref
+done

@@ -43,16 +43,16 @@ std::vector<spec::SandboxBind> host_etc(spec::SandboxNet net) {
     return binds;
 }
 
-// In a user namespace the container's root (host uid 2^30) binds the rootfs onto itself from inside, so
-// each directory on its path must let others search it (mktemp -d makes 0700). Said here, with what to do,
-// rather than as the child's bare "permission denied".
-Result<void> check_reachable(const std::string& rootfs) {
-    for (std::size_t slash = rootfs.size(); slash != std::string::npos && slash > 0; slash = rootfs.rfind('/', slash - 1)) {
-        std::string dir = rootfs.substr(0, slash);
+// In a user namespace the container's root (host uid 2^30) binds the rootfs onto itself, or mounts the tmpfs
+// root over the state root, from inside, so each directory on the path must let others search it (mktemp -d
+// makes 0700). Said here, with what to do, rather than as the child's bare "permission denied".
+Result<void> check_reachable(const std::string& path, const char* flag) {
+    for (std::size_t slash = path.size(); slash != std::string::npos && slash > 0; slash = path.rfind('/', slash - 1)) {
+        std::string dir = path.substr(0, slash);
         struct stat st {};
-        if (::stat(dir.c_str(), &st) != 0) return fail_sys(errno, "--rootfs", dir);
+        if (::stat(dir.c_str(), &st) != 0) return fail_sys(errno, flag, dir);
         if (!(st.st_mode & S_IXOTH))
-            return fail_msg("--rootfs " + rootfs + ": the sandbox's root (host uid " +
+            return fail_msg(std::string(flag) + " " + path + ": the sandbox's root (host uid " +
                             std::to_string(spec::sandbox_host_id_base) + " in its user namespace) cannot reach it: " +
                             dir + " is not searchable by others (chmod o+x it, or use --no-userns)");
     }
@@ -82,11 +82,12 @@ Result<std::string> sandbox_config_json(const Runtime& runtime, spec::SandboxSet
         // root, which exists whenever husk runs a container, is husk's own, and is hidden that way as well.
         TRY(state::make_root(runtime.root));
         settings.tmpfs_root_at = TRY(container::absolute_directory(runtime.root, "state root"));
+        if (settings.userns) TRY(check_reachable(settings.tmpfs_root_at, "--root"));
         settings.host_view = host_view();
         settings.host_etc = host_etc(settings.net);
     } else {
         settings.rootfs = TRY(container::absolute_directory(settings.rootfs, "--rootfs"));
-        if (settings.userns) TRY(check_reachable(settings.rootfs));
+        if (settings.userns) TRY(check_reachable(settings.rootfs, "--rootfs"));
         TRY(check_mount_points(settings));
     }
     return spec::sandbox_config_json(settings);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -198,4 +199,20 @@ TEST_CASE("husk sandbox's program cannot push input into the caller's terminal (
     CHECK_THAT(seen, Contains("refused"));
     CHECK(seen.find("pushed") == std::string::npos);
     check_nothing_left(sb);
+}
+
+TEST_CASE("husk sandbox with a --root others cannot search is refused, naming the directory and what to do",
+          "[integration][sandbox]") {
+    Sandbox sb;
+    // The tmpfs root covers the state root from inside the user namespace, whose root is host uid 2^30.
+    const std::string closed = sb.dir() + "/closed";
+    REQUIRE(::mkdir(closed.c_str(), 0700) == 0);
+    const std::string id = sb.id("sbxroot");
+    Output out = sb.command({paths().husk, "--root", closed + "/root", "sandbox", "--id", id, "--", "true"});
+    INFO(out.describe());
+    CHECK(out.exit_code == 2);
+    CHECK_THAT(out.err, Contains(closed + " is not searchable by others"));
+    CHECK_THAT(out.err, Contains("--no-userns"));
+    // Nothing made beyond the state root itself (the verb makes it, as every verb does).
+    CHECK(std::system(("rmdir " + closed + "/root").c_str()) == 0);
 }
