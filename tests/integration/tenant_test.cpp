@@ -190,6 +190,29 @@ TEST_CASE("parallel runs of a tenant never exceed its concurrent ceiling", "[int
     check_nothing_left(sb);
 }
 
+TEST_CASE("8 parallel busy runs of a tenant stay within its CPU ceiling", "[integration][tenant]") {
+    Sandbox sb;
+    set_tenant(sb, "cpu8", {"--cpu", "1s"});
+    Bundle b = with_args(sb, {"/bin/sh", "-c", "while :; do :; done"});
+    b.write();
+    std::vector<Process> runs;
+    for (int i = 0; i < 8; ++i)
+        runs.push_back(sb.spawn_husk({"run", "--bundle", b.dir, "--tenant", "cpu8", "--cpu-limit", "200ms",
+                                      sb.id("cpu" + std::to_string(i))}));
+    int refused = 0;
+    for (Process& run : runs)
+        if (run.wait().err.find("has used up its quota: cpu: ") != std::string::npos) ++refused;
+    Json account = show(sb, "cpu8");
+    INFO(account.dump());
+    // Each live run holds its 200 ms, so at most 5 are admitted at once; one that ended early under its budget
+    // leaves room for another.
+    CHECK(account["used"]["runs"].num() >= 5);
+    CHECK(refused == 8 - account["used"]["runs"].num());
+    // Over by at most each admitted run's enforcement precision (budget overshoot and setup CPU, a few ms).
+    CHECK(account["used"]["cpuUsec"].num() <= 1000000 + account["used"]["runs"].num() * 50000);
+    check_nothing_left(sb);
+}
+
 TEST_CASE("husk run SIGKILLed at random points: every charge is recovered, equal to what the cgroups used",
           "[integration][tenant][crash]") {
     Sandbox sb;
@@ -222,11 +245,14 @@ TEST_CASE("husk run SIGKILLed at random points: every charge is recovered, equal
     Json account = show(sb, "k");
     INFO(account.dump());
     CHECK(account["live"].size() == 0);
-    // Each end record holds the same cgroup counter the test read: the monitor's after the reap, delete's after
-    // its kill. Only a run whose create died before it wrote its start record goes uncharged, and nothing had run
-    // in its cgroup then.
+    // Each end record holds the cgroup counter the test read: the monitor's after the reap, delete's after its
+    // kill. Only a run whose create died before it wrote its start record goes uncharged, and nothing had run in
+    // its cgroup then. The two reads of one counter may differ by the last slice of a task that had left
+    // cgroup.procs but was still being accounted (400 us over 19 runs once, under load): 1 ms a run at most.
     CHECK(truth > 0);
-    CHECK(account["used"]["cpuUsec"].num() == truth);
+    long long charged = account["used"]["cpuUsec"].num();
+    CHECK(charged >= truth - 20 * 1000);
+    CHECK(charged <= truth + 20 * 1000);
     std::map<std::string, int> sources;
     for (const std::string& line : ledger_lines(sb, "k"))
         if (auto w = words(line); w[0] == "end") ++sources[w[6]];
