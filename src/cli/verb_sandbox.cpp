@@ -55,6 +55,9 @@ po::options_description sandbox_options() {
         ("pids", po::value<std::string>(), "process count limit (linux.resources.pids.limit; needs the pids controller)")
         ("nofile", po::value<std::string>(), "open-file limit, soft and hard (RLIMIT_NOFILE)")
         ("fsize", po::value<std::string>(), "largest file the program may write (1m; SIZES) (RLIMIT_FSIZE)")
+        ("nproc", po::value<std::string>(), "processes and threads of the sandbox's user (RLIMIT_NPROC, soft and "
+                                            "hard; default 1024, on every host)")
+        ("tmp-size", po::value<std::string>(), "size of the /tmp tmpfs (SIZES; default 256m)")
         ("landlock-read", po::value<std::vector<std::string>>(),
          "PATH: with Landlock, allow reading and executing beneath PATH only, besides the system view (repeatable)")
         ("landlock-write", po::value<std::vector<std::string>>(),
@@ -192,6 +195,11 @@ Result<spec::SandboxSettings> read_settings(const po::variables_map& vm) {
     if (vm.count("nofile"))
         settings.nofile = TRY(whole_number("nofile", vm["nofile"].as<std::string>(), 1, 1u << 30));
     if (vm.count("fsize")) settings.fsize = TRY(size_flag("fsize", vm["fsize"].as<std::string>()));
+    if (vm.count("nproc")) settings.nproc = TRY(whole_number("nproc", vm["nproc"].as<std::string>(), 1, 1u << 22));
+    if (vm.count("tmp-size")) {
+        settings.tmp_size = TRY(size_flag("tmp-size", vm["tmp-size"].as<std::string>()));
+        if (settings.tmp_size < 1024) return fail_msg("--tmp-size: want at least 1k");
+    }
     settings.landlock_read = values_of<std::string>(vm, "landlock-read");
     settings.landlock_write = values_of<std::string>(vm, "landlock-write");
     for (const char* flag : {"landlock-read", "landlock-write"})
