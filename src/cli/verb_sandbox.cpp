@@ -137,6 +137,9 @@ Result<spec::SandboxBind> bind_flag(const std::string& flag, const std::string& 
     std::string destination = colon == std::string::npos ? source : text.substr(colon + 1);
     if (source.empty() || destination.empty()) return fail_msg("--" + flag + ": want SRC[:DST], not \"" + text + "\"");
     if (destination[0] != '/') return fail_msg("--" + flag + ": DST must be an absolute path, not \"" + destination + "\"");
+    // A ".." would be resolved inside the root, but says something else than where the bind lands.
+    if (("/" + destination + "/").find("/../") != std::string::npos)
+        return fail_msg("--" + flag + ": DST must not contain \"..\", not \"" + destination + "\"");
     return spec::SandboxBind{absolute(source), destination, writable};
 }
 

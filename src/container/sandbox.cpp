@@ -74,13 +74,34 @@ Result<void> check_mount_points(const spec::SandboxSettings& settings) {
     return {};
 }
 
+// The state root holds every container's state and control sockets, and is where the tmpfs root is mounted:
+// a bind of it, of a path in it, or of a directory holding it would show the program other containers' state
+// (writable with --bind-rw) or its own root. Compared after resolving symlinks, `.` and `..` on both sides.
+Result<void> check_binds_avoid_state_root(const Runtime& runtime, const spec::SandboxSettings& settings) {
+    const std::string root = TRY(container::absolute_directory(runtime.root, "state root"));
+    const auto within = [](const std::string& path, const std::string& dir) {
+        return path == dir || dir == "/" || path.starts_with(dir + "/");
+    };
+    for (const spec::SandboxBind& bind : settings.binds) {
+        char buffer[PATH_MAX];
+        if (::realpath(bind.source.c_str(), buffer) == nullptr) continue;  // refused later, naming the source
+        const std::string source(buffer);
+        if (within(source, root) || within(root, source))
+            return fail_msg(std::string(bind.writable ? "--bind-rw " : "--bind ") + bind.source + ": " +
+                            (source == root ? "is" : within(source, root) ? "is in" : "holds") + " husk's state root " +
+                            root + ", which no sandbox may see (other containers' state and sockets)");
+    }
+    return {};
+}
+
 }  // namespace
 
 Result<std::string> sandbox_config_json(const Runtime& runtime, spec::SandboxSettings settings) {
+    TRY(state::make_root(runtime.root));
+    TRY(check_binds_avoid_state_root(runtime, settings));
     if (settings.rootfs.empty()) {
         // The tmpfs root needs a directory to cover (inside the container's mount namespace only): the state
         // root, which exists whenever husk runs a container, is husk's own, and is hidden that way as well.
-        TRY(state::make_root(runtime.root));
         settings.tmpfs_root_at = TRY(container::absolute_directory(runtime.root, "state root"));
         settings.host_view = host_view();
         settings.host_etc = host_etc(settings.net);
