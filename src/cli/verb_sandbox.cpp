@@ -7,6 +7,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -215,6 +216,25 @@ Result<spec::SandboxSettings> read_settings(const po::variables_map& vm) {
     return settings;
 }
 
+// The verdict is written after the program ran, through the path as the caller gave it: in a --bind-rw
+// directory the program could have made its name a directory (no verdict at all) or a component a symlink
+// (husk, as root, creating the file wherever it points). Refused; compared with symlinks resolved.
+Result<void> check_verdict_outside_binds(const std::string& verdict, const spec::SandboxSettings& settings) {
+    if (verdict.empty()) return {};
+    const std::string path = absolute(verdict);
+    char buffer[PATH_MAX];
+    if (::realpath(path.substr(0, path.rfind('/') + 1).c_str(), buffer) == nullptr) return {};  // delivery fails, naming it
+    const std::string dir(buffer);
+    for (const spec::SandboxBind& bind : settings.binds) {
+        if (!bind.writable || ::realpath(bind.source.c_str(), buffer) == nullptr) continue;
+        const std::string source(buffer);
+        if (dir == source || source == "/" || dir.starts_with(source + "/"))
+            return fail_msg("--verdict " + verdict + ": is in --bind-rw " + bind.source +
+                            ", where the program could replace or redirect it; choose a directory it cannot write");
+    }
+    return {};
+}
+
 }  // namespace
 
 int verb_sandbox(const Globals& globals, const Args& args) {
@@ -245,6 +265,8 @@ int verb_sandbox(const Globals& globals, const Args& args) {
     }
     auto settings = read_settings(vm);
     if (!settings) return refuse(settings.error().message());
+    if (auto outside = check_verdict_outside_binds(run.verdict.path, *settings); !outside)
+        return refuse(outside.error().message());
     settings->args = std::move(program);
     auto config = sandbox_config_json(globals.runtime, std::move(*settings));
     if (!config) return refuse(config.error().message());
