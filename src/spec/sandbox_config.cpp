@@ -109,6 +109,9 @@ void process(JsonWriter& out, const SandboxSettings& settings) {
     out.end_object();
     out.key("rlimits").begin_array();
     rlimit(out, "RLIMIT_NPROC", settings.nproc);
+    // No core dumps: a piped kernel.core_pattern hands them to a root helper on the host (apport,
+    // systemd-coredump, which honours this limit), and a plain one would fill /tmp.
+    rlimit(out, "RLIMIT_CORE", 0);
     if (settings.nofile) rlimit(out, "RLIMIT_NOFILE", *settings.nofile);
     if (settings.fsize) rlimit(out, "RLIMIT_FSIZE", *settings.fsize);
     out.end_array();

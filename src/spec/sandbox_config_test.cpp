@@ -119,12 +119,14 @@ TEST_CASE("sandbox limits land in resources, rlimits and husk's annotations", "[
     CHECK(resources.pids_limit == 32);
     CHECK(resources.cpu->quota == 50000);
     CHECK(resources.cpu->period == 100000u);
-    REQUIRE(spec.process->rlimits.size() == 3);
+    REQUIRE(spec.process->rlimits.size() == 4);
     CHECK(spec.process->rlimits[0].type == "RLIMIT_NPROC");
     CHECK(spec.process->rlimits[0].hard == husk::spec::default_nproc);
-    CHECK(spec.process->rlimits[1].type == "RLIMIT_NOFILE");
-    CHECK(spec.process->rlimits[1].hard == 64);
-    CHECK(spec.process->rlimits[2].soft == 1 << 20);
+    CHECK(spec.process->rlimits[1].type == "RLIMIT_CORE");
+    CHECK(spec.process->rlimits[1].hard == 0);
+    CHECK(spec.process->rlimits[2].type == "RLIMIT_NOFILE");
+    CHECK(spec.process->rlimits[2].hard == 64);
+    CHECK(spec.process->rlimits[3].soft == 1 << 20);
     CHECK(spec.annotations.at("run.husk.timeout") == "2s");
 }
 
