@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <utility>
 
 #include "base/fs.hpp"
 #include "base/json_tree.hpp"
@@ -216,20 +217,22 @@ Result<spec::SandboxSettings> read_settings(const po::variables_map& vm) {
     return settings;
 }
 
-// The verdict is written after the program ran, through the path as the caller gave it: in a --bind-rw
-// directory the program could have made its name a directory (no verdict at all) or a component a symlink
-// (husk, as root, creating the file wherever it points). Refused; compared with symlinks resolved.
-Result<void> check_verdict_outside_binds(const std::string& verdict, const spec::SandboxSettings& settings) {
-    if (verdict.empty()) return {};
-    const std::string path = absolute(verdict);
+// The verdict (and husk's --log, opened for each message) are written after or while the program runs,
+// through the path as the caller gave it: in a --bind-rw directory the program could make the name a
+// directory (no verdict at all) or it or a component a symlink (husk, as root, writing wherever it points).
+// Refused; compared with symlinks resolved.
+Result<void> check_outside_writable_binds(const std::string& flag, const std::string& file,
+                                          const spec::SandboxSettings& settings) {
+    if (file.empty()) return {};
+    const std::string path = absolute(file);
     char buffer[PATH_MAX];
-    if (::realpath(path.substr(0, path.rfind('/') + 1).c_str(), buffer) == nullptr) return {};  // delivery fails, naming it
+    if (::realpath(path.substr(0, path.rfind('/') + 1).c_str(), buffer) == nullptr) return {};  // fails later, naming it
     const std::string dir(buffer);
     for (const spec::SandboxBind& bind : settings.binds) {
         if (!bind.writable || ::realpath(bind.source.c_str(), buffer) == nullptr) continue;
         const std::string source(buffer);
         if (dir == source || source == "/" || dir.starts_with(source + "/"))
-            return fail_msg("--verdict " + verdict + ": is in --bind-rw " + bind.source +
+            return fail_msg(flag + " " + file + ": is in --bind-rw " + bind.source +
                             ", where the program could replace or redirect it; choose a directory it cannot write");
     }
     return {};
@@ -265,8 +268,9 @@ int verb_sandbox(const Globals& globals, const Args& args) {
     }
     auto settings = read_settings(vm);
     if (!settings) return refuse(settings.error().message());
-    if (auto outside = check_verdict_outside_binds(run.verdict.path, *settings); !outside)
-        return refuse(outside.error().message());
+    for (const auto& [flag, file] : {std::pair<std::string, std::string>{"--verdict", run.verdict.path}, {"--log", globals.log_file}})
+        if (auto outside = check_outside_writable_binds(flag, file, *settings); !outside)
+            return refuse(outside.error().message());
     settings->args = std::move(program);
     auto config = sandbox_config_json(globals.runtime, std::move(*settings));
     if (!config) return refuse(config.error().message());
