@@ -4,12 +4,14 @@
 // the attack would change, then that nothing is left behind.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <netinet/in.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -62,7 +64,7 @@ TEST_CASE("sandbox escape: a symlink planted where husk writes the verdict is no
     check_gone(sb);
 }
 
-TEST_CASE("sandbox escape: a verdict inside a --bind-rw directory is refused", "[integration][sandbox][sandbox-escape]") {
+TEST_CASE("sandbox escape: a --verdict or --log inside a --bind-rw directory is refused", "[integration][sandbox][sandbox-escape]") {
     // There the program could make the verdict's name a directory (no verdict) or a component a symlink (husk
     // creating it elsewhere). Refused before anything runs; the refusal is the verdict, written there.
     Sandbox sb;
@@ -79,6 +81,12 @@ TEST_CASE("sandbox escape: a verdict inside a --bind-rw directory is refused", "
         CHECK(run.err.find("is in --bind-rw") != std::string::npos);
         CHECK(Json::parse(read_file(verdict))["exit"]["reason"].str() == "refused");
     }
+    // husk's --log likewise: it is opened for each message, following what the name has become.
+    Output logged = sb.husk({"--log", out + "/husk.log", "sandbox", "--id", sb.id("log-in-rw"), "--bind-rw",
+                             out + ":/out", "--", "true"});
+    INFO(logged.describe());
+    CHECK(logged.exit_code == 2);
+    CHECK(logged.err.find("--log " + out + "/husk.log: is in --bind-rw") != std::string::npos);
     check_gone(sb);
 }
 
@@ -86,8 +94,8 @@ TEST_CASE("sandbox escape: a bind destination with \"..\" is refused", "[integra
     // mnt resolves a destination inside the root whatever it says, so nothing lands on the host; refused
     // anyway, as the text does not say where the bind lands.
     Sandbox sb;
-    for (const std::string& destination : {"/../../x", "/tmp/../x", "/x/.."}) {
-        Output run = sandbox(sb, sb.id("dotdot"), {"--bind", sb.dir() + ":" + destination}, {"true"});
+    for (const char* destination : {"/../../x", "/tmp/../x", "/x/.."}) {
+        Output run = sandbox(sb, sb.id("dotdot"), {"--bind", sb.dir() + ":" + std::string(destination)}, {"true"});
         INFO(run.describe());
         CHECK(run.exit_code == 2);
         CHECK(run.err.find("must not contain \"..\"") != std::string::npos);
@@ -123,13 +131,13 @@ TEST_CASE("sandbox escape: /tmp and /dev/shm are size- and inode-capped tmpfs", 
     check_gone(sb);
 }
 
-TEST_CASE("sandbox escape: a fork bomb meets a default process ceiling, --nproc sets another",
+TEST_CASE("sandbox escape: a fork bomb meets a default process ceiling, --nproc sets another; no core dumps",
           "[integration][sandbox][sandbox-escape]") {
     // On a hybrid host --pids is refused (cgroup v1 pids): RLIMIT_NPROC, counted per user namespace and uid,
     // is the ceiling that holds everywhere. The bomb is bounded by the test itself (2000 sleeps at most).
     Sandbox sb;
-    CHECK(sh(sb, "nproc-default", "grep 'Max processes' /proc/self/limits | tr -s ' ' | cut -d' ' -f3,4") ==
-          std::vector<std::string>{"1024 1024"});
+    CHECK(sh(sb, "nproc-default", "grep -E 'Max (processes|core file size)' /proc/self/limits | sed -E 's/.* ([0-9a-z]+) +([0-9a-z]+) +[a-z]+ *$/\\1 \\2/'") ==
+          std::vector<std::string>{"0 0", "1024 1024"});
     if (host_has("/usr/bin/python3")) {
         const std::string bomb =
             "import os, signal\n"
@@ -163,7 +171,7 @@ TEST_CASE("sandbox escape: no host path is writable, /sys and the state root are
     check_gone(sb);
 }
 
-TEST_CASE("sandbox escape: a bind of the state root or beneath it is refused", "[integration][sandbox][sandbox-escape]") {
+TEST_CASE("sandbox escape: a bind or --rootfs that is, is in or holds the state root is refused", "[integration][sandbox][sandbox-escape]") {
     // The state root holds every container's state and control sockets; it is where the tmpfs root is
     // mounted, so such a bind would show the sandbox its own root, or with --bind-rw the state of others.
     Sandbox sb;
@@ -177,6 +185,11 @@ TEST_CASE("sandbox escape: a bind of the state root or beneath it is refused", "
             CHECK(run.err.find("state root") != std::string::npos);
         }
     }
+    // A --rootfs holding it would show it too (`--rootfs /`, "the whole host read-only").
+    Output rootfs = sandbox(sb, sb.id("state-rootfs"), {"--rootfs", "/"}, {"true"});
+    INFO(rootfs.describe());
+    CHECK(rootfs.exit_code == 2);
+    CHECK(rootfs.err.find("--rootfs /: holds husk's state root") != std::string::npos);
     check_gone(sb);
 }
 
@@ -261,5 +274,43 @@ TEST_CASE("sandbox escape: the caller's environment and session are not the prog
     INFO(run.describe());
     CHECK(run.exit_code == 0);
     CHECK(lines(run.out) == std::vector<std::string>{"0", "0", "no-tty"});
+    check_gone(sb);
+}
+
+TEST_CASE("sandbox escape: an orphaned daemon dies with the sandbox, pid 1 shrugs off signals, --verdict-fd stays husk's",
+          "[integration][sandbox][sandbox-escape]") {
+    if (!host_has("/usr/bin/python3")) {
+        WARN("skipped: needs the host's python3");
+        return;
+    }
+    // The test harness finds leftovers by a marker in the environment, which the sandbox never passes on: the
+    // daemon carries one in its argv instead, looked for in every /proc/N/cmdline of the host.
+    Sandbox sb;
+    const std::string marker = "husk-escape-daemon-" + std::to_string(::getpid());
+    int pipe_fds[2];
+    REQUIRE(::pipe2(pipe_fds, O_CLOEXEC) == 0);
+    SpawnOptions options;
+    options.extra_fds = {pipe_fds[1]};  // fd 3 of husk
+    const std::string script =
+        "readlink /proc/$$/fd/3 2>/dev/null || echo no-fd-3; "
+        "python3 -c 'import os, time\nif os.fork() == 0:\n    os.setsid(); time.sleep(300)' " + marker + "; "
+        "sleep 0.2; kill -KILL 1; kill -STOP 1; kill -SEGV 1 2>/dev/null; sleep 5";
+    Output run = sb.husk(sandbox_args(sb.id("daemon"), {"--verdict-fd", "3"}, {"sh", "-c", script}), options);
+    ::close(pipe_fds[1]);
+    std::string verdict;
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) verdict.append(buffer, static_cast<std::size_t>(n));
+    ::close(pipe_fds[0]);
+    INFO(run.describe());
+    INFO("verdict: " << verdict);
+    // SIGSEGV to pid 1 is forwarded to the program (husk-init's semantics): the shell dies of it, and the
+    // verdict says so; SIGKILL and SIGSTOP from inside are ignored by the kernel for a pid namespace's init.
+    CHECK(lines(run.out) == std::vector<std::string>{"no-fd-3"});
+    CHECK(run.exit_code == 128 + SIGSEGV);
+    CHECK(Json::parse(verdict)["exit"]["signal"].num() == SIGSEGV);
+    bool found = false;
+    for (const std::string& pid : lines(sb.command({"/bin/sh", "-c", "ls /proc | grep -E '^[0-9]+$'"}).out))
+        if (read_file("/proc/" + pid + "/cmdline").find(marker) != std::string::npos) found = true;
+    CHECK_FALSE(found);
     check_gone(sb);
 }
