@@ -44,6 +44,13 @@ void check_gone(Sandbox& sb) {
 
 bool host_has(const char* path) { return ::access(path, X_OK) == 0; }
 
+// The attacks written in Python need the host's python3 (the sandbox's view of /usr).
+bool python3_or_warn() {
+    if (host_has("/usr/bin/python3")) return true;
+    WARN("skipped: needs the host's python3");
+    return false;
+}
+
 }  // namespace
 
 TEST_CASE("sandbox escape: a symlink planted where husk writes the verdict is not followed",
@@ -217,10 +224,7 @@ TEST_CASE("sandbox escape: setuid binaries and user namespaces give no privilege
 
 TEST_CASE("sandbox escape: with the default network the host's abstract and TCP listeners are unreachable",
           "[integration][sandbox][sandbox-escape]") {
-    if (!host_has("/usr/bin/python3")) {
-        WARN("skipped: needs the host's python3");
-        return;
-    }
+    if (!python3_or_warn()) return;
     Sandbox sb;
     // An abstract unix socket and a TCP socket on 127.0.0.1, both listening in the host's network namespace.
     int abstract = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -279,10 +283,7 @@ TEST_CASE("sandbox escape: the caller's environment and session are not the prog
 
 TEST_CASE("sandbox escape: an orphaned daemon dies with the sandbox, pid 1 shrugs off signals, --verdict-fd stays husk's",
           "[integration][sandbox][sandbox-escape]") {
-    if (!host_has("/usr/bin/python3")) {
-        WARN("skipped: needs the host's python3");
-        return;
-    }
+    if (!python3_or_warn()) return;
     // The test harness finds leftovers by a marker in the environment, which the sandbox never passes on: the
     // daemon carries one in its argv instead, looked for in every /proc/N/cmdline of the host.
     Sandbox sb;
