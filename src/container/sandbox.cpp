@@ -74,13 +74,36 @@ Result<void> check_mount_points(const spec::SandboxSettings& settings) {
     return {};
 }
 
+// The state root holds every container's state and control sockets, and is where the tmpfs root is mounted:
+// a bind of it, of a path in it, or of a directory holding it (a --rootfs too: `--rootfs /`) would show the
+// program other containers' state (writable with --bind-rw) or its own root. Compared after resolving
+// symlinks, `.` and `..` on both sides.
+Result<void> check_state_root_hidden(const Runtime& runtime, const spec::SandboxSettings& settings) {
+    const std::string root = TRY(container::absolute_directory(runtime.root, "state root"));
+    const auto within = [](const std::string& path, const std::string& dir) {
+        return path == dir || dir == "/" || path.starts_with(dir + "/");
+    };
+    auto check = [&](const std::string& flag, const std::string& path) -> Result<void> {
+        char buffer[PATH_MAX];
+        if (::realpath(path.c_str(), buffer) == nullptr) return {};  // refused later, naming the path
+        const std::string source(buffer);
+        if (!within(source, root) && !within(root, source)) return {};
+        return fail_msg(flag + " " + path + ": " + (source == root ? "is" : within(source, root) ? "is in" : "holds") +
+                        " husk's state root " + root + ", which no sandbox may see (other containers' state and sockets)");
+    };
+    if (!settings.rootfs.empty()) TRY(check("--rootfs", settings.rootfs));
+    for (const spec::SandboxBind& bind : settings.binds) TRY(check(bind.writable ? "--bind-rw" : "--bind", bind.source));
+    return {};
+}
+
 }  // namespace
 
 Result<std::string> sandbox_config_json(const Runtime& runtime, spec::SandboxSettings settings) {
+    TRY(state::make_root(runtime.root));
+    TRY(check_state_root_hidden(runtime, settings));
     if (settings.rootfs.empty()) {
         // The tmpfs root needs a directory to cover (inside the container's mount namespace only): the state
         // root, which exists whenever husk runs a container, is husk's own, and is hidden that way as well.
-        TRY(state::make_root(runtime.root));
         settings.tmpfs_root_at = TRY(container::absolute_directory(runtime.root, "state root"));
         if (settings.userns) TRY(check_reachable(settings.tmpfs_root_at, "--root"));
         settings.host_view = host_view();
