@@ -32,22 +32,26 @@ std::vector<spec::SandboxBind> host_view() {
     return view;
 }
 
-// ld.so.cache, so that the dynamic loader finds libraries as on the host; with the host's network, the
-// resolver's files as well. Never passwd, shadow or the rest of /etc: mnt writes the sandbox's own accounts.
+// ld.so.cache, so that the dynamic loader finds libraries as on the host, and the alternatives system's links
+// (Debian's /usr/bin/awk, editor, ... point through /etc/alternatives); with the host's network, the resolver's
+// files as well. Never passwd, shadow or the rest of /etc: mnt writes the sandbox's own accounts.
 std::vector<spec::SandboxBind> host_etc(spec::SandboxNet net) {
     std::vector<const char*> files = {"/etc/ld.so.cache"};
     if (net == spec::SandboxNet::host) files.insert(files.end(), {"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf"});
     std::vector<spec::SandboxBind> binds;
     for (const char* file : files)
         if (auto source = resolved(file, S_IFREG)) binds.push_back({*source, file, false});
+    if (auto source = resolved("/etc/alternatives", S_IFDIR)) binds.push_back({*source, "/etc/alternatives", false});
     return binds;
 }
 
 // In a user namespace the container's root (host uid 2^30) binds the rootfs onto itself, or mounts the tmpfs
 // root over the state root, from inside, so each directory on the path must let others search it (mktemp -d
 // makes 0700). Said here, with what to do, rather than as the child's bare "permission denied".
-Result<void> check_reachable(const std::string& path, const char* flag) {
-    for (std::size_t slash = path.size(); slash != std::string::npos && slash > 0; slash = path.rfind('/', slash - 1)) {
+// The tmpfs root is mounted over the state root itself, which needs only its parents searchable.
+Result<void> check_reachable(const std::string& path, const char* flag, bool including_itself) {
+    std::size_t first = including_itself ? path.size() : path.rfind('/');
+    for (std::size_t slash = first; slash != std::string::npos && slash > 0; slash = path.rfind('/', slash - 1)) {
         std::string dir = path.substr(0, slash);
         struct stat st {};
         if (::stat(dir.c_str(), &st) != 0) return fail_sys(errno, flag, dir);
@@ -105,12 +109,12 @@ Result<std::string> sandbox_config_json(const Runtime& runtime, spec::SandboxSet
         // The tmpfs root needs a directory to cover (inside the container's mount namespace only): the state
         // root, which exists whenever husk runs a container, is husk's own, and is hidden that way as well.
         settings.tmpfs_root_at = TRY(container::absolute_directory(runtime.root, "state root"));
-        if (settings.userns) TRY(check_reachable(settings.tmpfs_root_at, "--root"));
+        if (settings.userns) TRY(check_reachable(settings.tmpfs_root_at, "--root", false));
         settings.host_view = host_view();
         settings.host_etc = host_etc(settings.net);
     } else {
         settings.rootfs = TRY(container::absolute_directory(settings.rootfs, "--rootfs"));
-        if (settings.userns) TRY(check_reachable(settings.rootfs, "--rootfs"));
+        if (settings.userns) TRY(check_reachable(settings.rootfs, "--rootfs", true));
         TRY(check_mount_points(settings));
     }
     return spec::sandbox_config_json(settings);

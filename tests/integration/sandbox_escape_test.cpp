@@ -174,8 +174,9 @@ TEST_CASE("sandbox escape: no host path is writable, /sys and the state root are
         "/usr/x /etc/x /x /dev/x; do (echo x > $p) 2>/dev/null && echo wrote $p; done; "
         "for p in /sys /run /var /home /root /etc/shadow /etc/machine-id /etc/hostname; do [ -e $p ] && echo seen $p; done; "
         "ls /etc | tr '\\n' ' '; echo; hostname";
-    // Only husk's two files and, where the host has one, its ld.so.cache.
-    const std::string etc = ::access("/etc/ld.so.cache", F_OK) == 0 ? "group ld.so.cache passwd " : "group passwd ";
+    // Only husk's two files and, where the host has them, its ld.so.cache and alternatives links.
+    const std::string etc = std::string(::access("/etc/alternatives", F_OK) == 0 ? "alternatives " : "") +
+                            (::access("/etc/ld.so.cache", F_OK) == 0 ? "group ld.so.cache passwd " : "group passwd ");
     CHECK(sh(sb, "host-paths", script) == std::vector<std::string>{etc, "sandbox"});
     check_gone(sb);
 }
