@@ -1,10 +1,14 @@
 #include "base/fs.hpp"
 
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <utility>
 
 namespace husk {
 
@@ -111,9 +115,26 @@ Result<void> write_existing_file(const std::string& path, std::string_view conte
     return {};
 }
 
+// A temporary name of our own, made with O_EXCL | O_NOFOLLOW: the directory may be writable by others (a
+// --verdict beside a sandbox's --bind-rw output), who could plant a symlink at a predictable name and have
+// husk, as root, truncate and write the file it points to. A name that exists is never reused.
+static Result<std::pair<UniqueFd, std::string>> create_temporary(int dirfd, const std::string& name, mode_t mode) {
+    for (int attempt = 0; attempt < 16; ++attempt) {
+        std::uint64_t nonce = 0;
+        if (::getrandom(&nonce, sizeof nonce, 0) != static_cast<ssize_t>(sizeof nonce))
+            return fail_sys(errno, "getrandom", "a temporary name for " + name);
+        char hex[17];
+        std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(nonce));
+        std::string tmp = "." + name + "." + hex + ".tmp";
+        UniqueFd fd(::openat(dirfd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+        if (fd) return std::pair{std::move(fd), tmp};
+        if (errno != EEXIST) return fail_sys(errno, "open", tmp);
+    }
+    return fail_sys(EEXIST, "create a temporary file for", name);
+}
+
 Result<void> write_file_atomic(int dirfd, const std::string& name, std::string_view content, mode_t mode) {
-    std::string tmp = "." + name + ".tmp";
-    UniqueFd fd = TRY(open_fd_at(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC, mode));
+    auto [fd, tmp] = TRY(create_temporary(dirfd, name, mode));
     if (auto written = write_all(fd.get(), content); !written) {
         ::unlinkat(dirfd, tmp.c_str(), 0);
         return fail_sys(written.error().err, "write", tmp);

@@ -36,7 +36,8 @@ Result<std::string> read_fd(int fd, std::size_t max_bytes = default_read_limit);
 // Writes content with one write(2) to an existing file (procfs, cgroupfs): no create, no truncate.
 Result<void> write_existing_file(const std::string& path, std::string_view content);
 
-// Replaces dirfd/name atomically: write dirfd/.name.tmp, fsync, rename over name.
+// Replaces dirfd/name atomically: write a new dirfd/.name.RANDOM.tmp (O_EXCL, O_NOFOLLOW), fsync, rename over
+// name (a symlink at name is replaced, never followed).
 Result<void> write_file_atomic(int dirfd, const std::string& name, std::string_view content, mode_t mode = 0600);
 
 // Writes all of content to fd, retrying short writes and EINTR.

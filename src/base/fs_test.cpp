@@ -17,10 +17,28 @@ TEST_CASE("write_file_atomic replaces content and leaves no temporary file", "[b
     REQUIRE(husk::write_file_atomic(dirfd, "state.json", "one"));
     REQUIRE(husk::write_file_atomic(dirfd, "state.json", "two"));
     CHECK(husk::read_file(std::string(dir) + "/state.json").value() == "two");
-    CHECK(faccessat(dirfd, ".state.json.tmp", F_OK, 0) != 0);
+    CHECK(rmdir(dir) != 0);  // not empty: state.json
     unlinkat(dirfd, "state.json", 0);
     close(dirfd);
-    rmdir(dir);
+    CHECK(rmdir(dir) == 0);  // and nothing else: no temporary file was left
+}
+
+TEST_CASE("write_file_atomic follows no symlink planted at the old temporary name or at the name", "[base]") {
+    char dir[] = "/tmp/husk-fs-test-XXXXXX";
+    REQUIRE(mkdtemp(dir) != nullptr);
+    const std::string victim = std::string(dir) + "/victim";
+    int dirfd = open(dir, O_DIRECTORY | O_CLOEXEC);
+    REQUIRE(dirfd >= 0);
+    REQUIRE(husk::write_file_atomic(dirfd, "victim", "precious"));
+    REQUIRE(symlinkat(victim.c_str(), dirfd, ".v.json.tmp") == 0);
+    REQUIRE(symlinkat(victim.c_str(), dirfd, "w.json") == 0);
+    REQUIRE(husk::write_file_atomic(dirfd, "v.json", "verdict"));
+    REQUIRE(husk::write_file_atomic(dirfd, "w.json", "verdict"));
+    CHECK(husk::read_file(victim).value() == "precious");
+    CHECK(husk::read_file(std::string(dir) + "/w.json").value() == "verdict");  // the link replaced
+    for (const char* name : {"victim", ".v.json.tmp", "v.json", "w.json"}) unlinkat(dirfd, name, 0);
+    close(dirfd);
+    CHECK(rmdir(dir) == 0);
 }
 
 TEST_CASE("read_file of a missing path reports open, the path and ENOENT", "[base]") {

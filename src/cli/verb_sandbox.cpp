@@ -7,10 +7,12 @@
 
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <utility>
 
 #include "base/fs.hpp"
 #include "base/json_tree.hpp"
@@ -55,6 +57,9 @@ po::options_description sandbox_options() {
         ("pids", po::value<std::string>(), "process count limit (linux.resources.pids.limit; needs the pids controller)")
         ("nofile", po::value<std::string>(), "open-file limit, soft and hard (RLIMIT_NOFILE)")
         ("fsize", po::value<std::string>(), "largest file the program may write (1m; SIZES) (RLIMIT_FSIZE)")
+        ("nproc", po::value<std::string>(), "processes and threads of the sandbox's user (RLIMIT_NPROC, soft and "
+                                            "hard; default 1024, on every host)")
+        ("tmp-size", po::value<std::string>(), "size of the /tmp tmpfs (SIZES; default 256m)")
         ("landlock-read", po::value<std::vector<std::string>>(),
          "PATH: with Landlock, allow reading and executing beneath PATH only, besides the system view (repeatable)")
         ("landlock-write", po::value<std::vector<std::string>>(),
@@ -134,6 +139,9 @@ Result<spec::SandboxBind> bind_flag(const std::string& flag, const std::string& 
     std::string destination = colon == std::string::npos ? source : text.substr(colon + 1);
     if (source.empty() || destination.empty()) return fail_msg("--" + flag + ": want SRC[:DST], not \"" + text + "\"");
     if (destination[0] != '/') return fail_msg("--" + flag + ": DST must be an absolute path, not \"" + destination + "\"");
+    // A ".." would be resolved inside the root, but says something else than where the bind lands.
+    if (("/" + destination + "/").find("/../") != std::string::npos)
+        return fail_msg("--" + flag + ": DST must not contain \"..\", not \"" + destination + "\"");
     return spec::SandboxBind{absolute(source), destination, writable};
 }
 
@@ -192,6 +200,11 @@ Result<spec::SandboxSettings> read_settings(const po::variables_map& vm) {
     if (vm.count("nofile"))
         settings.nofile = TRY(whole_number("nofile", vm["nofile"].as<std::string>(), 1, 1u << 30));
     if (vm.count("fsize")) settings.fsize = TRY(size_flag("fsize", vm["fsize"].as<std::string>()));
+    if (vm.count("nproc")) settings.nproc = TRY(whole_number("nproc", vm["nproc"].as<std::string>(), 1, 1u << 22));
+    if (vm.count("tmp-size")) {
+        settings.tmp_size = TRY(size_flag("tmp-size", vm["tmp-size"].as<std::string>()));
+        if (settings.tmp_size < 1024) return fail_msg("--tmp-size: want at least 1k");
+    }
     settings.landlock_read = values_of<std::string>(vm, "landlock-read");
     settings.landlock_write = values_of<std::string>(vm, "landlock-write");
     for (const char* flag : {"landlock-read", "landlock-write"})
@@ -202,6 +215,27 @@ Result<spec::SandboxSettings> read_settings(const po::variables_map& vm) {
     for (const std::string& port : values_of<std::string>(vm, "landlock-connect"))
         settings.landlock_connect.push_back(static_cast<std::uint16_t>(TRY(whole_number("landlock-connect", port, 0, 65535))));
     return settings;
+}
+
+// The verdict (and husk's --log, opened for each message) are written after or while the program runs,
+// through the path as the caller gave it: in a --bind-rw directory the program could make the name a
+// directory (no verdict at all) or it or a component a symlink (husk, as root, writing wherever it points).
+// Refused; compared with symlinks resolved.
+Result<void> check_outside_writable_binds(const std::string& flag, const std::string& file,
+                                          const spec::SandboxSettings& settings) {
+    if (file.empty()) return {};
+    const std::string path = absolute(file);
+    char buffer[PATH_MAX];
+    if (::realpath(path.substr(0, path.rfind('/') + 1).c_str(), buffer) == nullptr) return {};  // fails later, naming it
+    const std::string dir(buffer);
+    for (const spec::SandboxBind& bind : settings.binds) {
+        if (!bind.writable || ::realpath(bind.source.c_str(), buffer) == nullptr) continue;
+        const std::string source(buffer);
+        if (dir == source || source == "/" || dir.starts_with(source + "/"))
+            return fail_msg(flag + " " + file + ": is in --bind-rw " + bind.source +
+                            ", where the program could replace or redirect it; choose a directory it cannot write");
+    }
+    return {};
 }
 
 }  // namespace
@@ -234,6 +268,9 @@ int verb_sandbox(const Globals& globals, const Args& args) {
     }
     auto settings = read_settings(vm);
     if (!settings) return refuse(settings.error().message());
+    for (const auto& [flag, file] : {std::pair<std::string, std::string>{"--verdict", run.verdict.path}, {"--log", globals.log_file}})
+        if (auto outside = check_outside_writable_binds(flag, file, *settings); !outside)
+            return refuse(outside.error().message());
     settings->args = std::move(program);
     auto config = sandbox_config_json(globals.runtime, std::move(*settings));
     if (!config) return refuse(config.error().message());

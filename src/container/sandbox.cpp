@@ -32,22 +32,26 @@ std::vector<spec::SandboxBind> host_view() {
     return view;
 }
 
-// ld.so.cache, so that the dynamic loader finds libraries as on the host; with the host's network, the
-// resolver's files as well. Never passwd, shadow or the rest of /etc: mnt writes the sandbox's own accounts.
+// ld.so.cache, so that the dynamic loader finds libraries as on the host, and the alternatives system's links
+// (Debian's /usr/bin/awk, editor, ... point through /etc/alternatives); with the host's network, the resolver's
+// files as well. Never passwd, shadow or the rest of /etc: mnt writes the sandbox's own accounts.
 std::vector<spec::SandboxBind> host_etc(spec::SandboxNet net) {
     std::vector<const char*> files = {"/etc/ld.so.cache"};
     if (net == spec::SandboxNet::host) files.insert(files.end(), {"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf"});
     std::vector<spec::SandboxBind> binds;
     for (const char* file : files)
         if (auto source = resolved(file, S_IFREG)) binds.push_back({*source, file, false});
+    if (auto source = resolved("/etc/alternatives", S_IFDIR)) binds.push_back({*source, "/etc/alternatives", false});
     return binds;
 }
 
 // In a user namespace the container's root (host uid 2^30) binds the rootfs onto itself, or mounts the tmpfs
 // root over the state root, from inside, so each directory on the path must let others search it (mktemp -d
 // makes 0700). Said here, with what to do, rather than as the child's bare "permission denied".
-Result<void> check_reachable(const std::string& path, const char* flag) {
-    for (std::size_t slash = path.size(); slash != std::string::npos && slash > 0; slash = path.rfind('/', slash - 1)) {
+// The tmpfs root is mounted over the state root itself, which needs only its parents searchable.
+Result<void> check_reachable(const std::string& path, const char* flag, bool including_itself) {
+    std::size_t first = including_itself ? path.size() : path.rfind('/');
+    for (std::size_t slash = first; slash != std::string::npos && slash > 0; slash = path.rfind('/', slash - 1)) {
         std::string dir = path.substr(0, slash);
         struct stat st {};
         if (::stat(dir.c_str(), &st) != 0) return fail_sys(errno, flag, dir);
@@ -74,20 +78,43 @@ Result<void> check_mount_points(const spec::SandboxSettings& settings) {
     return {};
 }
 
+// The state root holds every container's state and control sockets, and is where the tmpfs root is mounted:
+// a bind of it, of a path in it, or of a directory holding it (a --rootfs too: `--rootfs /`) would show the
+// program other containers' state (writable with --bind-rw) or its own root. Compared after resolving
+// symlinks, `.` and `..` on both sides.
+Result<void> check_state_root_hidden(const Runtime& runtime, const spec::SandboxSettings& settings) {
+    const std::string root = TRY(container::absolute_directory(runtime.root, "state root"));
+    const auto within = [](const std::string& path, const std::string& dir) {
+        return path == dir || dir == "/" || path.starts_with(dir + "/");
+    };
+    auto check = [&](const std::string& flag, const std::string& path) -> Result<void> {
+        char buffer[PATH_MAX];
+        if (::realpath(path.c_str(), buffer) == nullptr) return {};  // refused later, naming the path
+        const std::string source(buffer);
+        if (!within(source, root) && !within(root, source)) return {};
+        return fail_msg(flag + " " + path + ": " + (source == root ? "is" : within(source, root) ? "is in" : "holds") +
+                        " husk's state root " + root + ", which no sandbox may see (other containers' state and sockets)");
+    };
+    if (!settings.rootfs.empty()) TRY(check("--rootfs", settings.rootfs));
+    for (const spec::SandboxBind& bind : settings.binds) TRY(check(bind.writable ? "--bind-rw" : "--bind", bind.source));
+    return {};
+}
+
 }  // namespace
 
 Result<std::string> sandbox_config_json(const Runtime& runtime, spec::SandboxSettings settings) {
+    TRY(state::make_root(runtime.root));
+    TRY(check_state_root_hidden(runtime, settings));
     if (settings.rootfs.empty()) {
         // The tmpfs root needs a directory to cover (inside the container's mount namespace only): the state
         // root, which exists whenever husk runs a container, is husk's own, and is hidden that way as well.
-        TRY(state::make_root(runtime.root));
         settings.tmpfs_root_at = TRY(container::absolute_directory(runtime.root, "state root"));
-        if (settings.userns) TRY(check_reachable(settings.tmpfs_root_at, "--root"));
+        if (settings.userns) TRY(check_reachable(settings.tmpfs_root_at, "--root", false));
         settings.host_view = host_view();
         settings.host_etc = host_etc(settings.net);
     } else {
         settings.rootfs = TRY(container::absolute_directory(settings.rootfs, "--rootfs"));
-        if (settings.userns) TRY(check_reachable(settings.rootfs, "--rootfs"));
+        if (settings.userns) TRY(check_reachable(settings.rootfs, "--rootfs", true));
         TRY(check_mount_points(settings));
     }
     return spec::sandbox_config_json(settings);

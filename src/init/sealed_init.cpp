@@ -20,7 +20,11 @@ Result<UniqueFd> open_sealed_init() {
         if (n <= 0) return fail_sys(n < 0 ? errno : EIO, "write", "memfd husk-init");
         done += static_cast<std::size_t>(n);
     }
-    if (::fchmod(fd.get(), 0555) != 0) return fail_sys(errno, "fchmod", "memfd husk-init");
+    // Execute-only: a process that executes a file it may not read is made non-dumpable by the kernel, owned
+    // by the user namespace that may read it (the host's, for a container with its own). So the program,
+    // which runs as husk-init's uid, can neither write husk-init's memory through /proc/1/mem nor open its
+    // report pipe through /proc/1/fd to forge the verdict; the program it starts is dumpable as usual.
+    if (::fchmod(fd.get(), 0111) != 0) return fail_sys(errno, "fchmod", "memfd husk-init");
     if (::fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) != 0)
         return fail_sys(errno, "fcntl F_ADD_SEALS", "memfd husk-init");
     return fd;

@@ -107,12 +107,14 @@ void process(JsonWriter& out, const SandboxSettings& settings) {
     for (std::string_view set : {"bounding", "effective", "inheritable", "permitted", "ambient"})
         write_strings(out, set, settings.caps);
     out.end_object();
-    if (settings.nofile || settings.fsize) {
-        out.key("rlimits").begin_array();
-        if (settings.nofile) rlimit(out, "RLIMIT_NOFILE", *settings.nofile);
-        if (settings.fsize) rlimit(out, "RLIMIT_FSIZE", *settings.fsize);
-        out.end_array();
-    }
+    out.key("rlimits").begin_array();
+    rlimit(out, "RLIMIT_NPROC", settings.nproc);
+    // No core dumps: a piped kernel.core_pattern hands them to a root helper on the host (apport,
+    // systemd-coredump, which honours this limit), and a plain one would fill /tmp.
+    rlimit(out, "RLIMIT_CORE", 0);
+    if (settings.nofile) rlimit(out, "RLIMIT_NOFILE", *settings.nofile);
+    if (settings.fsize) rlimit(out, "RLIMIT_FSIZE", *settings.fsize);
+    out.end_array();
     out.key("noNewPrivileges").boolean(true);
     landlock(out, settings);
     out.end_object();
@@ -126,8 +128,10 @@ void mounts(JsonWriter& out, const SandboxSettings& settings) {
     write_mount(out, "/proc", "proc", "proc", {"nosuid", "noexec", "nodev"});
     write_mount(out, "/dev", "tmpfs", "tmpfs", {"nosuid", "strictatime", "mode=755", "size=65536k"});
     write_mount(out, "/dev/pts", "devpts", "devpts", {"nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620"});
-    write_mount(out, "/dev/shm", "tmpfs", "shm", {"nosuid", "noexec", "nodev", "mode=1777", "size=65536k"});
-    write_mount(out, "/tmp", "tmpfs", "tmpfs", {"nosuid", "nodev", "mode=1777"});
+    const std::string inodes = "nr_inodes=" + std::to_string(tmpfs_inodes);
+    write_mount(out, "/dev/shm", "tmpfs", "shm", {"nosuid", "noexec", "nodev", "mode=1777", "size=65536k", inodes});
+    const std::string tmp_size = "size=" + std::to_string(settings.tmp_size / 1024) + "k";
+    write_mount(out, "/tmp", "tmpfs", "tmpfs", {"nosuid", "nodev", "mode=1777", tmp_size, inodes});
     // Parents before what goes beneath them, whichever flag came first: --bind-rw /a:/x after --bind /b:/x/y
     // would cover /x/y. The flags' own order otherwise (stable).
     std::vector<SandboxBind> binds = settings.binds;

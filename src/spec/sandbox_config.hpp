@@ -21,6 +21,11 @@ inline constexpr std::uint32_t sandbox_host_id_base = 1u << 30;
 inline constexpr std::uint32_t sandbox_id_count = 65536;
 // The sandbox's user and group inside: nobody/nogroup.
 inline constexpr std::uint32_t sandbox_user = 65534;
+// The defaults of --nproc and --tmp-size: room for a build or a test suite, far below what hurts the host.
+inline constexpr std::uint64_t default_nproc = 1024;
+inline constexpr std::uint64_t default_tmp_size = 256ull << 20;
+// The inodes of /tmp and /dev/shm: empty files cost no bytes, so size= alone does not bound them.
+inline constexpr std::uint64_t tmpfs_inodes = 65536;
 inline constexpr const char* sandbox_default_path = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
 
 struct SandboxBind {
@@ -55,6 +60,11 @@ struct SandboxSettings {
     std::optional<double> cpus;                      // CPUs of rate
     std::optional<std::uint64_t> nofile;
     std::optional<std::uint64_t> fsize;  // bytes
+    // Ceilings that hold on every host, flags or not (docs/security.md, "husk sandbox threat model"): a fork
+    // bomb meets RLIMIT_NPROC, counted per user namespace and uid, where --pids needs cgroup v2; /tmp is a
+    // tmpfs capped in bytes and inodes (a plain tmpfs may take half the RAM, uncharged without a memory cgroup).
+    std::uint64_t nproc = default_nproc;
+    std::uint64_t tmp_size = default_tmp_size;  // bytes
     std::vector<std::string> landlock_read, landlock_write;
     std::vector<std::uint16_t> landlock_connect;
 };

@@ -71,6 +71,9 @@ TEST_CASE("the sandbox's host view is read-only binds before /proc, /dev and /tm
     auto tmp = std::find_if(spec.mounts.begin(), spec.mounts.end(), [](const auto& m) { return m.destination == "/tmp"; });
     REQUIRE(tmp != spec.mounts.end());
     CHECK(tmp->type == "tmpfs");
+    // Capped whatever the host: bytes (--tmp-size) and inodes.
+    CHECK(std::count(tmp->options.begin(), tmp->options.end(), "size=262144k") == 1);
+    CHECK(std::count(tmp->options.begin(), tmp->options.end(), "nr_inodes=65536") == 1);
 }
 
 TEST_CASE("sandbox relaxations are explicit: --net host, --no-userns, --seccomp unconfined, --cap", "[spec][sandbox]") {
@@ -116,10 +119,14 @@ TEST_CASE("sandbox limits land in resources, rlimits and husk's annotations", "[
     CHECK(resources.pids_limit == 32);
     CHECK(resources.cpu->quota == 50000);
     CHECK(resources.cpu->period == 100000u);
-    REQUIRE(spec.process->rlimits.size() == 2);
-    CHECK(spec.process->rlimits[0].type == "RLIMIT_NOFILE");
-    CHECK(spec.process->rlimits[0].hard == 64);
-    CHECK(spec.process->rlimits[1].soft == 1 << 20);
+    REQUIRE(spec.process->rlimits.size() == 4);
+    CHECK(spec.process->rlimits[0].type == "RLIMIT_NPROC");
+    CHECK(spec.process->rlimits[0].hard == husk::spec::default_nproc);
+    CHECK(spec.process->rlimits[1].type == "RLIMIT_CORE");
+    CHECK(spec.process->rlimits[1].hard == 0);
+    CHECK(spec.process->rlimits[2].type == "RLIMIT_NOFILE");
+    CHECK(spec.process->rlimits[2].hard == 64);
+    CHECK(spec.process->rlimits[3].soft == 1 << 20);
     CHECK(spec.annotations.at("run.husk.timeout") == "2s");
 }
 

@@ -182,9 +182,14 @@ TEST_CASE("delete --force while events runs is not held up, and the stream ends 
 
     std::vector<Json> events = finished_stream(watcher, id);
     CHECK(types_of(events) == std::vector<std::string>{"started", "stopped"});
-    // delete --force waits for the live monitor's verdict before it removes the record (husk(8) delete).
-    CHECK(events.back()["data"]["reason"].str() == "killed");
-    CHECK_THAT(events.back()["data"]["detail"].str(), Contains("SIGKILL"));
+    // delete --force waits for the live monitor's verdict before it removes the record (husk(8) delete), but
+    // events reads the record on its own schedule: it saw the verdict in between, or the record was gone.
+    const std::string reason = events.back()["data"]["reason"].str();
+    const std::string detail = events.back()["data"]["detail"].str();
+    INFO(detail);
+    CHECK((reason == "killed" || reason == "unknown"));
+    if (reason == "killed") CHECK_THAT(detail, Contains("SIGKILL"));
+    else CHECK_THAT(detail, Contains("deleted before its exit was recorded"));
     check_nothing_left(sb);
 }
 
