@@ -121,9 +121,10 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/r
 status=0
 for command in bundles/demo.sh tests/run.sh; do
     echo "fresh-machine: == $command" >&2
+    began=$(date +%s)
     rc=0
     "$command" </dev/null || rc=$?
-    echo "fresh-machine: $command exited $rc" >&2
+    echo "fresh-machine: $command exited $rc after $(( $(date +%s) - began )) s" >&2
     [ "$rc" = 0 ] || status=1
 done
 exit "$status"
