@@ -43,6 +43,9 @@ bool parse_verb(const char* verb, const char* usage, const po::options_descripti
 // Where husk's own messages go: stderr, or the fd of the global --message-fd (husk(8): kept apart from the
 // container's stderr, which is husk's stderr). Every message of the CLI is written there, never to stdout.
 std::FILE* messages();
+// printf to messages(), with SIGPIPE ignored for the write: a reader that went away loses the message, and
+// husk still ends with the status it owes its caller (the program's), not killed by SIGPIPE.
+void say(const char* format, ...) __attribute__((format(printf, 1, 2)));
 // Checked: an open fd, not 0 or 1. Made close-on-exec by the caller once husk has re-executed itself.
 Result<void> set_message_fd(int fd);
 

@@ -36,7 +36,7 @@ Result<void> read_foreground_options(const po::variables_map& vm, RunOptions& ru
 
 int refuse_run(const Globals& globals, const char* verb, const RunOptions& run, const std::string& id,
                const std::string& message) {
-    std::fprintf(messages(), "husk: %s: %s\n", verb, message.c_str());
+    say("husk: %s: %s\n", verb, message.c_str());
     if (run.verdict.wanted() || run.output_format == OutputFormat::json)
         if (auto delivered = deliver_refused_verdict(run.verdict, id, Error::msg(message), 2, run.output_format);
             !delivered)

@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <csignal>
+#include <cstdarg>
 #include <cstdio>
 #include <sstream>
 #include <ctime>
@@ -49,6 +51,19 @@ void write_log(const Globals& globals, const char* level, const std::string& mes
 
 std::FILE* messages() { return message_stream; }
 
+void say(const char* format, ...) {
+    // SIG_IGN only around the write, never inherited: hooks and the container start with SIGPIPE at default.
+    struct sigaction ignore {}, previous {};
+    ignore.sa_handler = SIG_IGN;
+    ::sigaction(SIGPIPE, &ignore, &previous);
+    std::va_list args;
+    va_start(args, format);
+    std::vfprintf(message_stream, format, args);
+    va_end(args);
+    std::fflush(message_stream);
+    ::sigaction(SIGPIPE, &previous, nullptr);
+}
+
 Result<void> set_message_fd(int fd) {
     if (fd == 0 || fd == 1) return fail_msg("--message-fd " + std::to_string(fd) + ": husk's messages never go to stdin or stdout");
     if (fd == 2) return {};
@@ -78,19 +93,19 @@ std::string one_line(const std::string& text) {
 
 int report(const Globals& globals, const std::string& context, const Error& error) {
     std::string message = one_line(context.empty() ? error.message() : context + ": " + error.message());
-    std::fprintf(messages(), "husk: %s\n", message.c_str());
+    say("husk: %s\n", message.c_str());
     write_log(globals, "error", message);
     return 1;
 }
 
 void warn(const Globals& globals, const std::string& message) {
-    std::fprintf(messages(), "husk: warning: %s\n", message.c_str());
+    say("husk: warning: %s\n", message.c_str());
     write_log(globals, "warning", message);
 }
 
 void debug(const Globals& globals, const std::string& message) {
     if (!globals.debug) return;
-    if (globals.log_file.empty()) std::fprintf(messages(), "husk: debug: %s\n", message.c_str());
+    if (globals.log_file.empty()) say("husk: debug: %s\n", message.c_str());
     write_log(globals, "debug", message);
 }
 
@@ -111,7 +126,7 @@ bool parse_verb(const char* verb, const char* usage, const po::options_descripti
         po::store(po::command_line_parser(args).options(parse_with).positional(positional).run(), out);
         po::notify(out);
     } catch (const po::error& e) {
-        std::fprintf(messages(), "husk: %s: %s\n", verb, e.what());
+        say("husk: %s: %s\n", verb, e.what());
         if (error) *error = e.what();
         *status = 2;
         return false;

@@ -12,12 +12,12 @@ int verb_create(const Globals& globals, const Args& args) {
     if (!parse_verb("create", "[options] ID", options, positional, args, vm, &status)) return status;
     auto read = read_create_options(vm);
     if (!read) {
-        std::fprintf(messages(), "husk: create: %s\n", read.error().message().c_str());
+        say("husk: create: %s\n", read.error().message().c_str());
         return 2;
     }
     CreateOptions create = std::move(*read);
     if (create.id.empty()) {
-        std::fprintf(messages(), "husk: create: a container id is required\n");
+        say("husk: create: a container id is required\n");
         return 2;
     }
     create.warn = [&](const std::string& message) { warn(globals, "create " + create.id + ": " + message); };

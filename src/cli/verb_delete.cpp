@@ -14,7 +14,7 @@ int verb_delete(const Globals& globals, const Args& args) {
     int status = 0;
     if (!parse_verb("delete", "[--force] [--print-state] ID", options, positional, args, vm, &status)) return status;
     if (!vm.count("id")) {
-        std::fprintf(messages(), "husk: delete: a container id is required\n");
+        say("husk: delete: a container id is required\n");
         return 2;
     }
     std::string id = vm["id"].as<std::string>();

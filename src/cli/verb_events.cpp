@@ -19,7 +19,7 @@ int verb_events(const Globals& globals, const Args& args) {
     if (!parse_verb("events", "[--stats] [--interval DURATION] ID", options, positional, args, vm, &status))
         return status;
     if (!vm.count("id")) {
-        std::fprintf(messages(), "husk: events: a container id is required\n");
+        say("husk: events: a container id is required\n");
         return 2;
     }
     std::string id = vm["id"].as<std::string>();

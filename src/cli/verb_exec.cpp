@@ -64,7 +64,7 @@ int verb_exec(const Globals& globals, const Args& args) {
     ExecOptions exec;
     if (vm.count("id")) exec.id = vm["id"].as<std::string>();
     if (exec.id.empty()) {
-        std::fprintf(messages(), "husk: exec: a container id is required\n");
+        say("husk: exec: a container id is required\n");
         return 2;
     }
     if (id_at + 1 < args.size()) exec.args.assign(args.begin() + static_cast<std::ptrdiff_t>(id_at + 1), args.end());
@@ -96,7 +96,7 @@ int verb_exec(const Globals& globals, const Args& args) {
     exec.no_new_privs = vm.count("no-new-privs") > 0;
     exec.preserve_fds = vm["preserve-fds"].as<int>();
     if (exec.preserve_fds < 0) {
-        std::fprintf(messages(), "husk: exec: --preserve-fds: %d is not a number of fds (0 or more)\n", exec.preserve_fds);
+        say("husk: exec: --preserve-fds: %d is not a number of fds (0 or more)\n", exec.preserve_fds);
         return 2;
     }
     exec.pid_file = vm["pid-file"].as<std::string>();

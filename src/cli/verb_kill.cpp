@@ -16,7 +16,7 @@ int verb_kill(const Globals& globals, const Args& args) {
                     options, positional, args, vm, &status))
         return status;
     if (!vm.count("id")) {
-        std::fprintf(messages(), "husk: kill: a container id is required\n");
+        say("husk: kill: a container id is required\n");
         return 2;
     }
     std::string id = vm["id"].as<std::string>();

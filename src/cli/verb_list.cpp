@@ -13,7 +13,7 @@ int verb_list(const Globals& globals, const Args& args) {
     if (!parse_verb("list", "[-q] [--format table|json]", options, {}, args, vm, &status)) return status;
     std::string format = vm["format"].as<std::string>();
     if (format != "table" && format != "json") {
-        std::fprintf(messages(), "husk: list: --format must be table or json\n");
+        say("husk: list: --format must be table or json\n");
         return 2;
     }
     auto containers = list_containers(globals.runtime);

@@ -30,7 +30,7 @@ int verb_ps(const Globals& globals, const Args& args) {
     if (!parse_verb("ps", "[--format table|json] ID", options, positional, args, vm, &status)) return status;
     std::string format = vm["format"].as<std::string>();
     if (!vm.count("id") || (format != "table" && format != "json")) {
-        std::fprintf(messages(), "husk: ps: usage: husk ps [--format table|json] ID\n");
+        say("husk: ps: usage: husk ps [--format table|json] ID\n");
         return 2;
     }
     std::string id = vm["id"].as<std::string>();

@@ -9,7 +9,7 @@ bool parse_id_only(const char* verb, const Args& args, std::string& id, int* sta
     po::variables_map vm;
     if (!parse_verb(verb, "ID", none, positional, args, vm, status)) return false;
     if (!vm.count("id")) {
-        std::fprintf(messages(), "husk: %s: a container id is required\n", verb);
+        say("husk: %s: a container id is required\n", verb);
         *status = 2;
         return false;
     }

@@ -55,7 +55,7 @@ int verb_tenant(const Globals& globals, const Args& args) {
     int status = 0;
     if (!parse_verb("tenant", usage, options, positional, args, vm, &status)) return status;
     if (!vm.count("action") || !vm.count("id")) {
-        std::fprintf(messages(), "husk: tenant: want set, show or reset and a tenant name\n");
+        say("husk: tenant: want set, show or reset and a tenant name\n");
         return 2;
     }
     const std::string action = vm["action"].as<std::string>();
@@ -64,7 +64,7 @@ int verb_tenant(const Globals& globals, const Args& args) {
     bool has_ceilings = false;
     for (const char* flag : {"cpu", "wall", "runs", "output", "concurrent", "period"}) has_ceilings |= vm.count(flag) > 0;
     if (action != "set" && has_ceilings) {
-        std::fprintf(messages(), "husk: tenant %s: ceilings are given to set only\n", action.c_str());
+        say("husk: tenant %s: ceilings are given to set only\n", action.c_str());
         return 2;
     }
     if (action == "set") {
@@ -83,7 +83,7 @@ int verb_tenant(const Globals& globals, const Args& args) {
         if (auto reset = reset_tenant(globals.runtime, name); !reset) return report(globals, context, reset.error());
         return 0;
     }
-    std::fprintf(messages(), "husk: tenant: unknown action \"%s\" (set, show or reset)\n", action.c_str());
+    say("husk: tenant: unknown action \"%s\" (set, show or reset)\n", action.c_str());
     return 2;
 }
 

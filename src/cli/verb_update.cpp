@@ -42,7 +42,7 @@ int verb_update(const Globals& globals, const Args& args) {
     if (!parse_verb("update", "[--resources FILE|-] [flags] ID", options, positional, args, vm, &status))
         return status;
     if (!vm.count("id")) {
-        std::fprintf(messages(), "husk: update: a container id is required\n");
+        say("husk: update: a container id is required\n");
         return 2;
     }
     std::string id = vm["id"].as<std::string>();

@@ -210,6 +210,26 @@ TEST_CASE("json: a refusal is one verdict line on stdout, reason refused, and hu
     check_nothing_left(sb);
 }
 
+TEST_CASE("json: a reader that goes away takes the lines, not husk's status: husk ends with the program's",
+          "[integration][output-format]") {
+    Sandbox sb;
+    // ~2000 lines are more than a pipe holds, so husk is still writing when the reader (head) has gone: its
+    // next lines, the verdict line and the warning about it (stderr is the same pipe) all meet EPIPE.
+    Bundle b = with_args(sb, {"/bin/sh", "-c", "i=0; while [ $i -lt 2000 ]; do echo line-$i; i=$((i+1)); done; exit 3"});
+    b.write();
+    // The wrapper writes husk's status to a file: the pipeline's own status is head's.
+    std::string status_file = sb.dir() + "/status";
+    std::vector<std::string> argv = {"/bin/sh", "-c", "{ \"$@\" 2>&1; echo $? >\"$STATUS\"; } | head -n 1 >/dev/null",
+                                     "sh", paths().husk, "--root", sb.root(), "run", "--output-format", "json",
+                                     "--bundle", b.dir, sb.id("gone")};
+    SpawnOptions options;
+    options.env = {"STATUS=" + status_file};
+    Output run = sb.command(argv, options);
+    INFO(run.describe());
+    CHECK(read_file(status_file) == "3\n");  // not 141: killed by SIGPIPE
+    check_nothing_left(sb);
+}
+
 TEST_CASE("--message-fd: husk's own messages go to that fd, and husk's stderr is the program's alone",
           "[integration][output-format][messages]") {
     Sandbox sb;
