@@ -84,6 +84,13 @@ void record_kill_request(Opened& c, int signal) {
     if (!c.dir.write_record(*c.record)) ::unlinkat(c.dir.fd(), state::StateDir::kills_recorded, 0);
 }
 
+// The same for `delete --force`'s SIGKILL, which the verdict attributes to delete, not to `husk kill`.
+void record_force_delete(Opened& c) {
+    if (c.record->force_deleted) return;
+    c.record->force_deleted = true;
+    if (!c.dir.write_record(*c.record)) ::unlinkat(c.dir.fd(), state::StateDir::kills_recorded, 0);
+}
+
 // SIGKILL to a process named by pid + start time, then waits until it is gone; false if it outlives the wait.
 bool kill_and_wait(pid_t pid, std::uint64_t start_time, const std::string& boot_id) {
     auto pidfd = state::open_live_pidfd(pid, start_time, boot_id);
@@ -274,7 +281,7 @@ Result<std::vector<std::string>> delete_container(const Runtime& runtime, const 
             return fail_msg("cannot delete container " + id + " that is not stopped: " +
                             container::status_name(c.observed.status));
         if (c.record) {
-            record_kill_request(c, SIGKILL);
+            record_force_delete(c);
             if (auto cgroup = container::cgroup_of(*c.record)) (void)cgroup::kill_all(*cgroup, SIGKILL);
             (void)signal_init(*c.record, SIGKILL);
             if (!wait_gone(*c.record, std::chrono::seconds(10))) return fail_msg("container init did not die after SIGKILL");

@@ -11,13 +11,19 @@ namespace {
 bool requested(const state::Record& record, const Enforced& enforced, int signal) {
     for (int s : record.kill_requests)
         if (s == signal) return true;
+    if (signal == SIGKILL && record.force_deleted) return true;
     return signal >= 1 && signal <= 64 && (enforced.forwarded & (std::uint64_t{1} << (signal - 1))) != 0;
 }
 
-// Who sent it: recorded by `husk kill`/`delete --force`, or forwarded by `husk run` in the foreground.
+// Who sent it: recorded by `husk kill` or `delete --force`, or forwarded by `husk run` in the foreground.
 std::string sender(const state::Record& record, int signal) {
+    bool by_kill = false;
     for (int s : record.kill_requests)
-        if (s == signal) return "husk kill";
+        if (s == signal) by_kill = true;
+    bool by_delete = signal == SIGKILL && record.force_deleted;
+    if (by_kill && by_delete) return "husk kill and husk delete --force";
+    if (by_kill) return "husk kill";
+    if (by_delete) return "husk delete --force";
     return "husk run (forwarded)";
 }
 

@@ -86,6 +86,18 @@ TEST_CASE("a signal husk kill recorded makes the verdict killed, also for a poli
     CHECK(e.reason == "killed");
     CHECK(e.detail == "exited with code 0 after husk kill sent SIGTERM");
 
+    // delete --force's SIGKILL is named as delete's, and both verbs when both sent it.
+    record.kill_requests = {};
+    record.force_deleted = true;
+    e = decide_exit(signaled(SIGKILL), record, StopPolicy{});
+    CHECK(e.reason == "killed");
+    CHECK(e.detail == "killed by SIGKILL sent by husk delete --force");
+    CHECK(decide_exit(signaled(SIGTERM), record, StopPolicy{}).reason == "signaled");
+    record.kill_requests = {SIGKILL};
+    CHECK(decide_exit(signaled(SIGKILL), record, StopPolicy{}).detail ==
+          "killed by SIGKILL sent by husk kill and husk delete --force");
+    record.force_deleted = false;
+
     // USR1 is a message, not a request to stop.
     record.kill_requests = {SIGUSR1};
     CHECK(decide_exit(exited(0), record, StopPolicy{}).reason == "exited");

@@ -120,6 +120,7 @@ std::string encode_record(const Record& r) {
         for (int signal : r.kill_requests) w.integer(signal);
         w.end_array();
     }
+    if (r.force_deleted) w.key("forceDeleted").boolean(true);
     if (r.exit) {
         w.key("exit").begin_object();
         w.key("code").integer(r.exit->code);
@@ -223,6 +224,7 @@ Result<Record> parse_record(const Node& root) {
         return read_field(node, "at", c.at);
     }));
     TRY(read_field(root, "killRequests", r.kill_requests));
+    TRY(read_field(root, "forceDeleted", r.force_deleted));
     TRY(read_object(root, "exit", r.exit, parse_exit));
     return r;
 }

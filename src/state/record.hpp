@@ -102,9 +102,11 @@ struct Record {
     std::string started;       // set by start
     std::optional<Security> security;
     std::optional<StopCause> cause;
-    // Signals `husk kill` and `delete --force` sent, each recorded under the lock before it is sent: the
-    // facts behind the reason `killed` (sorted, no duplicates).
+    // Signals `husk kill` sent, each recorded under the lock before it is sent: the facts behind the reason
+    // `killed` (sorted, no duplicates). `delete --force` records its SIGKILL as force_deleted instead, so
+    // the verdict names the verb that sent it.
     std::vector<int> kill_requests;
+    bool force_deleted = false;
     std::optional<ExitRecord> exit;
     // Not part of state.json: the monitor-error file beside it (StateDir::note_monitor_error), read with the
     // record. Present (perhaps empty) when the monitor failed to write the record at some point.

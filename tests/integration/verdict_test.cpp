@@ -532,6 +532,7 @@ TEST_CASE("husk delete --force --print-state cancels a container and prints its 
     const Json& exit = st["husk"]["exit"];
     CHECK(exit["reason"].str() == "killed");
     CHECK(exit["signal"].num() == SIGKILL);
+    CHECK(exit["detail"].str() == "killed by SIGKILL sent by husk delete --force");
     CHECK(st["husk"].contains("usage"));
     if (run) {
         // husk run's own verdict is the same: the monitor recorded it before the state went away.
