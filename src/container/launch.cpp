@@ -10,8 +10,11 @@
 #include <algorithm>
 #include <climits>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 
 #include "base/fs.hpp"
+#include "base/procfs.hpp"
 #include "hooks/hooks.hpp"
 #include "base/time.hpp"
 #include "container/observe.hpp"
@@ -164,6 +167,36 @@ Result<state::Record> with_this_monitor(const Launch& launch) {
 
 }  // namespace
 
+namespace {
+
+// The first number after "<key>:\t" in /proc/PID/status (the real id), as the host sees it.
+std::optional<std::uint32_t> status_id(const std::string& status, std::string_view key) {
+    auto at = status.find("\n" + std::string(key) + ":\t");
+    if (at == std::string::npos) return std::nullopt;
+    return static_cast<std::uint32_t>(std::strtoul(status.c_str() + at + key.size() + 3, nullptr, 10));
+}
+
+// Who init is to the host, observed once it is ready (not taken from the config): its real uid and gid,
+// and whether it has a user namespace of its own (its uid_map is not the initial "0 0 4294967295"). What
+// cannot be read is left out rather than guessed.
+void observe_identity(pid_t pid, state::Security& sec) {
+    auto dir = open_proc_pid(pid);
+    if (!dir) return;
+    if (auto status = read_file_at(dir->get(), "status")) {
+        sec.host_uid = status_id("\n" + *status, "Uid");
+        sec.host_gid = status_id("\n" + *status, "Gid");
+    }
+    if (auto map = read_file_at(dir->get(), "uid_map")) {
+        unsigned long inside = 1, outside = 1, count = 0;
+        int fields = std::sscanf(map->c_str(), "%lu %lu %lu", &inside, &outside, &count);
+        bool initial = fields == 3 && inside == 0 && outside == 0 && count == 4294967295UL &&
+                       map->find('\n') == map->size() - 1;
+        sec.user_namespace = !initial;
+    }
+}
+
+}  // namespace
+
 Result<void> record_monitor(Launch& launch) { return launch.dir->write_record(TRY(with_this_monitor(launch))); }
 
 process::SpawnOptions spawn_options(Launch& launch, process::Parent parent) {
@@ -218,6 +251,7 @@ Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std:
     sec.no_new_privileges = posture.no_new_privs == 1;
     sec.caps_effective = posture.cap_effective;
     sec.caps_bounding = posture.cap_bounding;
+    observe_identity(pid, sec);
     r.pid = pid;
     r.pid_start_time = TRY(read_proc_stat(pid)).start_time;
     r.creator_pid = 0;  // committed: from now on the container is whole

@@ -63,6 +63,9 @@ void write_security(JsonWriter& w, const Security& s) {
     w.key("noNewPrivileges").boolean(s.no_new_privileges);
     w.key("capsEffective").string(hex_mask(s.caps_effective));
     w.key("capsBounding").string(hex_mask(s.caps_bounding));
+    if (s.user_namespace) w.key("userNamespace").boolean(*s.user_namespace);
+    if (s.host_uid) w.key("hostUid").integer(*s.host_uid);
+    if (s.host_gid) w.key("hostGid").integer(*s.host_gid);
     w.end_object();
 }
 
@@ -171,6 +174,9 @@ Result<void> parse_security(const Node& node, Security& sec) {
     TRY(read_field(node, "capsBounding", bounding));
     sec.caps_effective = std::strtoull(effective.c_str(), nullptr, 16);
     sec.caps_bounding = std::strtoull(bounding.c_str(), nullptr, 16);
+    TRY(read_field(node, "userNamespace", sec.user_namespace));
+    TRY(read_field(node, "hostUid", sec.host_uid));
+    TRY(read_field(node, "hostGid", sec.host_gid));
     return {};
 }
 

@@ -68,6 +68,10 @@ struct Security {
     bool no_new_privileges = false;
     std::uint64_t caps_effective = 0;
     std::uint64_t caps_bounding = 0;
+    // Read by husk (host side) from /proc/PID/status and uid_map once init is ready: the identity the host
+    // sees, and whether init is in a user namespace of its own (uid_map other than the initial identity).
+    std::optional<std::uint32_t> host_uid, host_gid;
+    std::optional<bool> user_namespace;
 };
 
 struct Record {

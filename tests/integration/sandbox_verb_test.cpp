@@ -231,6 +231,23 @@ TEST_CASE("husk sandbox --timeout ends the program with reason timeout and 128 +
     check_gone(sb);
 }
 
+TEST_CASE("husk sandbox's verdict says who the program was to the host: its uid, gid and user namespace",
+          "[integration][sandbox]") {
+    Sandbox sb;
+    // By default uid 65534 in a user namespace whose 0 is host uid 2^30 (husk(8) SANDBOX).
+    Json v = sandbox_verdict(sb, sb.id("who"), {}, {"true"});
+    INFO(v.dump());
+    CHECK(v["security"]["userNamespace"].boolean());
+    CHECK(v["security"]["hostUid"].num() == 1073741824 + 65534);
+    CHECK(v["security"]["hostGid"].num() == 1073741824 + 65534);
+    v = sandbox_verdict(sb, sb.id("who-no-userns"), {"--no-userns"}, {"true"});
+    INFO(v.dump());
+    CHECK_FALSE(v["security"]["userNamespace"].boolean());
+    CHECK(v["security"]["hostUid"].num() == 65534);
+    CHECK(v["security"]["hostGid"].num() == 65534);
+    check_gone(sb);
+}
+
 TEST_CASE("husk sandbox --output-limit delivers exactly up to the cap, then kills", "[integration][sandbox]") {
     Sandbox sb;
     Output run;

@@ -113,6 +113,10 @@ TEST_CASE("husk run --verdict: a program that exits gives reason exited, its cod
     CHECK(v["wallTimeMs"].num() >= 0);
     CHECK(v["usage"].contains("cpuUsec"));
     CHECK(v["security"]["noNewPrivileges"].boolean());
+    // The test bundle runs as root without a user namespace: the host sees uid 0.
+    CHECK_FALSE(v["security"]["userNamespace"].boolean());
+    CHECK(v["security"]["hostUid"].num() == 0);
+    CHECK(v["security"]["hostGid"].num() == 0);
     CHECK(v["limits"]["timeoutMs"].num() == 60000);
     CHECK(v["limits"]["killGraceMs"].num() == 5000);
     CHECK(v["limits"]["stopSignal"].str() == "SIGTERM");
