@@ -115,6 +115,13 @@ Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, const spec::HuskAnnota
 
     CgroupPlan plan;
     plan.manager = manager;
+    plan.net = TRY(compile_net_programs(husk.net_allow, husk.net_ops));
+    if (!plan.net.empty()) {
+        if (spec.process) TRY(check_net_policy_capabilities(*spec.process, "process"));
+        if (manager == Manager::disabled)
+            return fail_msg("run.husk.net-allow / run.husk.net-ops: the network policy is enforced on the container's "
+                            "cgroup, but the cgroup manager is disabled");
+    }
     if (manager == Manager::disabled) {
         if (!resources.devices.empty())
             return fail_msg("linux.resources.devices: the device allow-list needs a cgroup, but the cgroup "
@@ -170,6 +177,7 @@ Result<Cgroup> create_cgroup(const CgroupPlan& plan) {
     options.controllers = split_words(TRY(read_cgroup_file(leaf.get(), "cgroup.controllers", where)));
     TRY(apply_limits(leaf.get(), where, TRY(plan_limits(plan.resources, options))));
     if (plan.has_device_rules) TRY(attach_device_program(leaf.get(), plan.device_program, where));
+    TRY(attach_net_programs(leaf.get(), plan.net, where));
     rollback.dismiss();
     return Cgroup(std::move(leaf), location, std::move(created));
 }

@@ -12,6 +12,7 @@
 
 #include "cgroup/limits.hpp"
 #include "cgroup/location.hpp"
+#include "cgroup/net_filter.hpp"
 #include "husk/error.hpp"
 #include "husk/spec.hpp"
 #include "husk/unique_fd.hpp"
@@ -29,6 +30,7 @@ struct CgroupPlan {
     CgroupLocation location;  // mount and path both empty when disabled
     std::vector<bpf_insn> device_program;  // BPF_PROG_TYPE_CGROUP_DEVICE, compiled from linux.resources.devices
     bool has_device_rules = false;         // false: attach nothing (no rules = every device allowed, as runc)
+    NetPrograms net;                       // run.husk.net-allow / net-ops; empty: attach nothing
     // linux.resources, planned in prepare (so every error that needs no cgroup comes before one exists) and
     // planned again by create_cgroup against the new cgroup's files (io.bfq.weight or io.weight, swap
     // accounting, hugetlb.*.rsvd.max, unified keys).
