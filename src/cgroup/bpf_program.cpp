@@ -22,7 +22,15 @@ std::string last_line(const std::string& log) {
 
 int bpf(int command, bpf_attr& attr) { return static_cast<int>(::syscall(SYS_bpf, command, &attr, sizeof attr)); }
 
-Result<UniqueFd> load_program(const ProgramKind& kind, const std::vector<bpf_insn>& program, const std::string& where) {
+Result<UniqueFd> load_program(const ProgramKind& kind, const std::vector<bpf_insn>& compiled, const std::string& where,
+                              const std::vector<int>& maps) {
+    std::vector<bpf_insn> program = compiled;
+    for (bpf_insn& i : program) {
+        if (i.code != (BPF_LD | BPF_DW | BPF_IMM) || i.src_reg != BPF_PSEUDO_MAP_FD) continue;
+        if (i.imm < 0 || static_cast<std::size_t>(i.imm) >= maps.size())
+            return fail_msg(std::string(kind.what) + ": refers to map " + std::to_string(i.imm) + ", which is not there");
+        i.imm = maps[static_cast<std::size_t>(i.imm)];
+    }
     // No GPL-only helper is called, so the license string is ours.
     static const char license[] = "Apache-2.0";
     std::string log;

@@ -26,7 +26,9 @@ struct ProgramKind {
 };
 
 // BPF_PROG_LOAD; on a verifier refusal the error carries the verifier's last line. `where` names the cgroup.
-Result<UniqueFd> load_program(const ProgramKind& kind, const std::vector<bpf_insn>& program, const std::string& where);
+// A 64-bit immediate load marked BPF_PSEUDO_MAP_FD holds an index into `maps`, replaced by that map's fd.
+Result<UniqueFd> load_program(const ProgramKind& kind, const std::vector<bpf_insn>& program, const std::string& where,
+                              const std::vector<int>& maps = {});
 
 // BPF_PROG_ATTACH with BPF_F_ALLOW_MULTI, so the programs of ancestors keep applying too. The attachment
 // holds the program: the fd may close afterwards.

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,15 +57,20 @@ public:
     const CgroupLocation& location() const noexcept { return location_; }  // as stored in state
     // Directories create_cgroup made (relative to the mount, parents first); the leaf is last when created.
     const std::vector<std::string>& created() const noexcept { return created_; }
+    // The network policy's maps (counter, events), shared with the monitor; null without a policy.
+    const std::shared_ptr<const NetMaps>& net_maps() const noexcept { return net_maps_; }
 
 private:
     friend Result<Cgroup> create_cgroup(const CgroupPlan& plan);
-    Cgroup(UniqueFd dir, CgroupLocation location, std::vector<std::string> created)
-        : dir_(std::move(dir)), location_(std::move(location)), created_(std::move(created)) {}
+    Cgroup(UniqueFd dir, CgroupLocation location, std::vector<std::string> created,
+           std::shared_ptr<const NetMaps> net_maps)
+        : dir_(std::move(dir)), location_(std::move(location)), created_(std::move(created)),
+          net_maps_(std::move(net_maps)) {}
 
     UniqueFd dir_;
     CgroupLocation location_;
     std::vector<std::string> created_;
+    std::shared_ptr<const NetMaps> net_maps_;
 };
 
 // mkdir -p of the planned path under the v2 mount; enables plan.controllers (and, best effort, the usage controllers)

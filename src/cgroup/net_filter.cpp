@@ -22,26 +22,33 @@ using spec::NetAllowEntry;
 constexpr std::uint8_t ctx = BPF_REG_6, port_reg = BPF_REG_7, ip4_reg = BPF_REG_8, scratch = BPF_REG_9;
 constexpr std::uint8_t ip6_reg[4] = {BPF_REG_2, BPF_REG_3, BPF_REG_4, BPF_REG_5};
 
-// A program under construction with forward jumps to labels, patched when the label is placed.
+// A program under construction with forward jumps to labels, patched when the label is placed. Code no path
+// reaches (after an unconditional jump or exit, up to a label something jumps to) is left out: the verifier
+// refuses a program with unreachable instructions, and an entry matching everything makes the rest so.
 class Assembler {
 public:
     int new_label() {
         labels_.push_back(-1);
         return static_cast<int>(labels_.size() - 1);
     }
-    void place(int label) { labels_[static_cast<std::size_t>(label)] = static_cast<long>(code_.size()); }
-    void emit(const bpf_insn& i) { code_.push_back(i); }
-    // Whether any jump goes to `label` (the verifier refuses code no path reaches).
-    bool used(int label) const {
-        for (const Fixup& f : fixups_)
-            if (f.label == label) return true;
-        return false;
+    void place(int label) {
+        labels_[static_cast<std::size_t>(label)] = static_cast<long>(code_.size());
+        if (used(label)) dead_ = false;
+    }
+    void emit(const bpf_insn& i) {
+        if (dead_) return;
+        code_.push_back(i);
+        if (i.code == (BPF_JMP | BPF_JA) || i.code == (BPF_JMP | BPF_EXIT)) dead_ = true;
     }
     // A jump whose offset goes to `label`: a conditional 32-bit compare, or `ja` when op is BPF_JA.
     void jump_to(std::uint8_t op, std::uint8_t reg, std::uint32_t value, int label) {
-        fixups_.push_back({code_.size(), label});
-        code_.push_back(op == BPF_JA ? insn::jump(0) : insn::jump32_if(op, reg, value, 0));
+        jump(op == BPF_JA ? insn::jump(0) : insn::jump32_if(op, reg, value, 0), label);
     }
+    // A 64-bit register compare (BPF_JLT, BPF_JNE, ...) jumping to `label`.
+    void jump_if_reg(std::uint8_t op, std::uint8_t dst, std::uint8_t src, int label) {
+        jump(insn::make(BPF_JMP | op | BPF_X, dst, src, 0, 0), label);
+    }
+    void jump_if_zero(std::uint8_t reg, int label) { jump(insn::make(BPF_JMP | BPF_JEQ | BPF_K, reg, 0, 0, 0), label); }
     Result<std::vector<bpf_insn>> finish() {
         for (const Fixup& f : fixups_) {
             long target = labels_[static_cast<std::size_t>(f.label)];
@@ -58,9 +65,20 @@ private:
         std::size_t at;
         int label;
     };
+    bool used(int label) const {
+        for (const Fixup& f : fixups_)
+            if (f.label == label) return true;
+        return false;
+    }
+    void jump(const bpf_insn& i, int label) {
+        if (dead_) return;
+        fixups_.push_back({code_.size(), label});
+        emit(i);
+    }
     std::vector<bpf_insn> code_;
     std::vector<long> labels_;
     std::vector<Fixup> fixups_;
+    bool dead_ = false;
 };
 
 // 4 bytes of an address (network order) as the u32 the program loads from the context: same bytes, so the
@@ -114,7 +132,51 @@ void emit_list(Assembler& a, const std::optional<spec::NetAllow>& allow, NetAllo
 
 enum class Family { ipv4, ipv6 };
 
-Result<std::vector<bpf_insn>> compile_sock_addr(const std::optional<spec::NetAllow>& allow, Family family) {
+// dst = the map at `index` of the maps passed to load_program (BPF_PSEUDO_MAP_FD, patched there). Two slots.
+void emit_map(Assembler& a, std::uint8_t dst, std::int32_t index) {
+    a.emit(insn::make(BPF_LD | BPF_DW | BPF_IMM, dst, BPF_PSEUDO_MAP_FD, 0, index));
+    a.emit(insn::make(0, 0, 0, 0, 0));
+}
+
+// dst = value, all 64 bits. Two slots.
+void emit_load64(Assembler& a, std::uint8_t dst, std::uint64_t value) {
+    a.emit(insn::make(BPF_LD | BPF_DW | BPF_IMM, dst, 0, 0, static_cast<std::int32_t>(value & 0xffffffffu)));
+    a.emit(insn::make(0, 0, 0, 0, static_cast<std::int32_t>(value >> 32)));
+}
+
+// An operation the allow-list let through: count it (atomic fetch-and-add on the counter map's one u64) and
+// let it pass while the count before it was under the budget; the first one past the budget also writes the
+// count to the events ring buffer, which wakes the monitor. Without a budget, every one passes.
+void emit_count(Assembler& a, std::optional<std::uint64_t> budget, bool events, int denied) {
+    int pass = a.new_label();
+    emit_map(a, BPF_REG_1, net_counter_map);
+    a.emit(insn::move_reg(BPF_REG_2, BPF_REG_10));
+    a.emit(insn::make(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_2, 0, 0, -4));
+    a.emit(insn::make(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, -4, 0));  // key 0
+    a.emit(insn::make(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem));
+    a.jump_if_zero(BPF_REG_0, denied);  // cannot happen for an array's key 0; fail closed all the same
+    a.emit(insn::move(BPF_REG_1, 1));
+    a.emit(insn::make(BPF_STX | BPF_ATOMIC | BPF_DW, BPF_REG_0, BPF_REG_1, 0, BPF_ADD | BPF_FETCH));
+    emit_load64(a, BPF_REG_2, budget.value_or(std::numeric_limits<std::uint64_t>::max()));
+    a.jump_if_reg(BPF_JLT, BPF_REG_1, BPF_REG_2, pass);  // count before this one < budget
+    if (events) {
+        a.jump_if_reg(BPF_JNE, BPF_REG_1, BPF_REG_2, denied);  // only the first one past the budget tells
+        a.emit(insn::make(BPF_STX | BPF_MEM | BPF_DW, BPF_REG_10, BPF_REG_1, -16, 0));
+        emit_map(a, BPF_REG_1, net_events_map);
+        a.emit(insn::move_reg(BPF_REG_2, BPF_REG_10));
+        a.emit(insn::make(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_2, 0, 0, -16));
+        a.emit(insn::move(BPF_REG_3, 8));
+        a.emit(insn::move(BPF_REG_4, 0));
+        a.emit(insn::make(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_ringbuf_output));
+    }
+    a.jump_to(BPF_JA, 0, 0, denied);
+    a.place(pass);
+    a.emit(insn::move(BPF_REG_0, 1));
+    a.emit(insn::exit());
+}
+
+Result<std::vector<bpf_insn>> compile_sock_addr(const std::optional<spec::NetAllow>& allow, Family family,
+                                                std::optional<std::uint64_t> budget, bool events) {
     Assembler a;
     int allowed = a.new_label(), denied = a.new_label();
     a.emit(insn::move_reg(ctx, BPF_REG_1));
@@ -137,14 +199,12 @@ Result<std::vector<bpf_insn>> compile_sock_addr(const std::optional<spec::NetAll
         a.place(not_mapped);
         emit_list(a, allow, NetAllowEntry::Family::ipv6, ip6_reg, allowed);
     }
+    a.jump_to(BPF_JA, 0, 0, denied);  // no entry matched
+    a.place(allowed);
+    emit_count(a, budget, events, denied);
     a.place(denied);
     a.emit(insn::move(BPF_REG_0, 0));
     a.emit(insn::exit());
-    if (a.used(allowed)) {
-        a.place(allowed);
-        a.emit(insn::move(BPF_REG_0, 1));
-        a.emit(insn::exit());
-    }
     return a.finish();
 }
 
@@ -189,12 +249,14 @@ const Hook hooks[] = {
 
 }  // namespace
 
-Result<NetPrograms> compile_net_programs(const std::optional<spec::NetAllow>& allow, std::optional<std::uint64_t> budget) {
+Result<NetPrograms> compile_net_programs(const std::optional<spec::NetAllow>& allow, std::optional<std::uint64_t> budget,
+                                         BudgetEvents events) {
     NetPrograms programs;
     if (!allow && !budget) return programs;
     programs.budget = budget;
-    programs.connect4 = TRY(compile_sock_addr(allow, Family::ipv4));
-    programs.connect6 = TRY(compile_sock_addr(allow, Family::ipv6));
+    programs.events = budget && events == BudgetEvents::ring;
+    programs.connect4 = TRY(compile_sock_addr(allow, Family::ipv4, budget, programs.events));
+    programs.connect6 = TRY(compile_sock_addr(allow, Family::ipv6, budget, programs.events));
     programs.sendmsg4 = programs.connect4;
     programs.sendmsg6 = programs.connect6;
     programs.sock_create = TRY(compile_sock_create());
@@ -215,10 +277,16 @@ Result<void> check_net_policy_capabilities(const spec::Process& process, const s
     return {};
 }
 
-Result<void> attach_net_programs(int cgroup_fd, const NetPrograms& programs, const std::string& where) {
-    if (programs.empty()) return {};
-    for (const Hook& hook : hooks) TRY(load_and_attach(cgroup_fd, hook.kind, programs.*hook.program, where));
-    return {};
+Result<NetMaps> attach_net_programs(int cgroup_fd, const NetPrograms& programs, const std::string& where) {
+    if (programs.empty()) return NetMaps{};
+    NetMaps maps = TRY(create_net_maps(programs.events, where));
+    std::vector<int> map_fds = {maps.counter.get()};
+    if (maps.events) map_fds.push_back(maps.events.get());
+    for (const Hook& hook : hooks) {
+        UniqueFd program = TRY(load_program(hook.kind, programs.*hook.program, where, map_fds));
+        TRY(attach_program(cgroup_fd, program.get(), hook.kind, where));
+    }
+    return maps;
 }
 
 }  // namespace husk::cgroup

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "husk/error.hpp"
+#include "cgroup/net_maps.hpp"
 #include "husk/spec.hpp"
 #include "spec/net_allow.hpp"
 
@@ -29,19 +30,28 @@ namespace husk::cgroup {
 struct NetPrograms {
     std::vector<bpf_insn> connect4, connect6, sendmsg4, sendmsg6, sock_create;
     std::optional<std::uint64_t> budget;  // run.husk.net-ops
+    bool events = false;                  // the first operation past the budget writes to the events ring
 
     bool empty() const noexcept { return sock_create.empty(); }
 };
 
+// The maps the programs refer to, by their index in load_program's map list.
+inline constexpr std::int32_t net_counter_map = 0, net_events_map = 1;
+
+// ring: the first operation past the budget writes to a ring buffer (run.husk.net-ops-kill's wake-up).
+enum class BudgetEvents { none, ring };
+
 // Pure. `allow` absent: every destination is allowed (a budget alone still counts them). Both absent: nothing.
-Result<NetPrograms> compile_net_programs(const std::optional<spec::NetAllow>& allow, std::optional<std::uint64_t> budget);
+// Every allowed operation is counted, with or without a budget (the verdict's usage.netOps).
+Result<NetPrograms> compile_net_programs(const std::optional<spec::NetAllow>& allow, std::optional<std::uint64_t> budget,
+                                         BudgetEvents events = BudgetEvents::none);
 
 // AF_PACKET sockets pass no inet hook, and CAP_SYS_ADMIN could detach the programs: a policy is refused when
 // the container's bounding set has either (fail closed). `source` names the process ("process", "exec").
 Result<void> check_net_policy_capabilities(const spec::Process& process, const std::string& source);
 
-// Loads the programs and attaches them to the cgroup (BPF_F_ALLOW_MULTI). An error leaves some attached: the
-// caller removes the cgroup, which frees them.
-Result<void> attach_net_programs(int cgroup_fd, const NetPrograms& programs, const std::string& where);
+// Creates the maps, loads the programs and attaches them to the cgroup (BPF_F_ALLOW_MULTI). An error leaves
+// some attached: the caller removes the cgroup, which frees them. Empty maps when there are no programs.
+Result<NetMaps> attach_net_programs(int cgroup_fd, const NetPrograms& programs, const std::string& where);
 
 }  // namespace husk::cgroup

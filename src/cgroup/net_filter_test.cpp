@@ -303,3 +303,64 @@ TEST_CASE("a policy is refused for a bounding set with CAP_NET_RAW or CAP_SYS_AD
     process.capabilities.bounding = {{"CAP_SYS_ADMIN"}};
     CHECK_FALSE(check_net_policy_capabilities(process, "process"));
 }
+
+TEST_CASE("the budget lets exactly N allowed operations through, counts refused ones past it, not denied ones",
+          "[cgroup][net-allow][net-ops][root]") {
+    Server allowed(AF_INET, SOCK_DGRAM, "127.0.0.1"), tcp(AF_INET, SOCK_STREAM, "127.0.0.1");
+    const std::string entries = port_entry("127.0.0.1/32", allowed.port) + "," + port_entry("127.0.0.1/32", tcp.port);
+    testing::ScratchCgroups scratch;
+    CgroupPlan plan = scratch.plan("budget");
+    plan.net = compile_net_programs(husk::spec::parse_net_allow(entries).value(), 3, BudgetEvents::ring).value();
+    auto cgroup = create_cgroup(plan);
+    if (!cgroup) FAIL(cgroup.error().message());
+    REQUIRE(cgroup->net_maps());
+    const NetMaps& maps = *cgroup->net_maps();
+    REQUIRE(maps.events);
+    auto pending = [&](int timeout_ms) {
+        pollfd p{maps.events.get(), POLLIN, 0};
+        return ::poll(&p, 1, timeout_ms) == 1;
+    };
+    const std::vector<std::function<int()>> first = {
+        [&] { return udp_send(ipv4("127.0.0.1", allowed.port), "1"); },
+        [&] { return udp_send(ipv4("127.0.0.2", allowed.port), "denied"); },  // not allowed: not counted
+        [&] { return tcp_connect(ipv4("127.0.0.1", tcp.port)); },
+        [&] { return udp_send(ipv4("127.0.0.1", allowed.port), "3"); },
+    };
+    auto results = testing::probe_in_cgroup(cgroup->dir_fd(), first.size(), [&](std::size_t i) { return first[i](); });
+    CHECK(results == std::vector<int>{0, EPERM, 0, 0});
+    CHECK(read_net_ops(maps).value() == 3);
+    CHECK_FALSE(pending(0));  // the budget is spent, not overdrawn: nothing told yet
+
+    const std::vector<std::function<int()>> past = {
+        [&] { return udp_send(ipv4("127.0.0.1", allowed.port), "4"); },
+        [&] { return tcp_connect(ipv4("127.0.0.1", tcp.port)); },
+    };
+    results = testing::probe_in_cgroup(cgroup->dir_fd(), past.size(), [&](std::size_t i) { return past[i](); });
+    CHECK(results == std::vector<int>{EPERM, EPERM});
+    CHECK(read_net_ops(maps).value() == 5);
+    CHECK(pending(10000));  // the first one past the budget wrote to the ring
+    auto events = NetEvents::open(maps.events.get());
+    REQUIRE(events);
+    events->consume();
+    CHECK_FALSE(pending(0));
+    CHECK(allowed.receive() == "1");
+    CHECK(allowed.receive() == "3");
+    REQUIRE(remove_cgroup(*cgroup));
+}
+
+TEST_CASE("without a budget every allowed operation is counted", "[cgroup][net-allow][net-ops][root]") {
+    Server server(AF_INET, SOCK_DGRAM, "127.0.0.1");
+    testing::ScratchCgroups scratch;
+    CgroupPlan plan = scratch.plan("count");
+    plan.net = policy("127.0.0.1/32");
+    auto cgroup = create_cgroup(plan);
+    if (!cgroup) FAIL(cgroup.error().message());
+    REQUIRE(cgroup->net_maps());
+    CHECK_FALSE(cgroup->net_maps()->events);
+    auto results = testing::probe_in_cgroup(cgroup->dir_fd(), 4, [&](std::size_t i) {
+        return udp_send(ipv4(i == 3 ? "127.0.0.2" : "127.0.0.1", server.port), "x");
+    });
+    CHECK(results == std::vector<int>{0, 0, 0, EPERM});
+    CHECK(read_net_ops(*cgroup->net_maps()).value() == 3);
+    REQUIRE(remove_cgroup(*cgroup));
+}

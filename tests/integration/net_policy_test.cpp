@@ -19,11 +19,19 @@ using Catch::Matchers::Contains;
 
 namespace {
 
+// util-linux's tool, wherever this system has it (the VM stages it under /usr/local/bin).
+std::string tool(const std::string& name) {
+    for (const char* dir : {"/usr/bin/", "/usr/local/bin/", "/bin/", "/usr/sbin/"})
+        if (::access((dir + name).c_str(), X_OK) == 0) return dir + name;
+    FAIL("no " << name << " on this system");
+    return "";
+}
+
 // The servers' network namespace, held by the server process; it goes when the process is killed.
 class TestNetwork {
 public:
     explicit TestNetwork(const Sandbox& sb)
-        : server_(spawn({"/usr/bin/unshare", "--net", paths().probe, "serve"}, long_lived(), sb.dir() + "/io/servers")) {
+        : server_(spawn({tool("unshare"), "--net", paths().probe, "serve"}, long_lived(), sb.dir() + "/io/servers")) {
         // Waits for the servers' own word that they listen (no sleep that could lose a race).
         for (int i = 0; i < 1000 && server_.current_out().find("{\"ready\":true}") == std::string::npos; ++i)
             std::this_thread::sleep_for(Ms(10));
@@ -205,7 +213,7 @@ TEST_CASE("husk sandbox --net host --net-allow reaches exactly its allowed servi
     // husk itself runs in the servers' namespace: there --net host is that namespace.
     const std::string script = probe_script({"net tcp 127.0.0.1 7001 sandbox-ok", "net udp 127.0.0.1 53 sandbox-dns",
                                              "net tcp 127.0.0.2 7002 sandbox-leak"});
-    std::vector<std::string> args = {"/usr/bin/nsenter", "--net=" + net.path(), paths().husk, "--root", sb.root()};
+    std::vector<std::string> args = {tool("nsenter"), "--net=" + net.path(), paths().husk, "--root", sb.root()};
     for (const std::string& arg : sandbox_args(sb.id("sandbox"),
                                                {"--net", "host", "--net-allow", "127.0.0.1/32:7001", "--net-allow",
                                                 "127.0.0.1/32:53", "--bind", paths().probe + ":/probe"},
@@ -254,5 +262,94 @@ TEST_CASE("a network policy that cannot be enforced is refused and leaves nothin
     INFO(flag.describe());
     CHECK(flag.exit_code != 0);
     CHECK_THAT(flag.err, Contains("--net-allow: network allow entry \"10.0.0.1:99999\""));
+    check_nothing_left(sb);
+}
+
+namespace {
+
+// Runs the bundle with --verdict (and `flags`); returns the verdict and the run's output.
+std::pair<Json, Output> run_with_verdict(Sandbox& sb, const Bundle& b, const std::string& name,
+                                         std::vector<std::string> flags = {}) {
+    const std::string path = sb.dir() + "/" + name + "-verdict.json";
+    flags.insert(flags.end(), {"--verdict", path});
+    Output run = sb.run(b, sb.id(name), flags);
+    INFO(run.describe());
+    const std::string text = read_file(path);
+    REQUIRE_FALSE(text.empty());
+    return {Json::parse(text), run};
+}
+
+std::size_t count_received(const TestNetwork& net, const std::string& at, const std::string& got) {
+    const std::string needle = "\"at\":\"" + at + "\",\"got\":\"" + got + "\"";
+    std::size_t count = 0;
+    const std::string log = net.log();
+    for (std::size_t at_pos = log.find(needle); at_pos != std::string::npos; at_pos = log.find(needle, at_pos + 1)) ++count;
+    return count;
+}
+
+}  // namespace
+
+TEST_CASE("run.husk.net-ops lets exactly N allowed operations out; the verdict counts them, denied ones not",
+          "[integration][net-allow][net-ops]") {
+    Sandbox sb;
+    TestNetwork net(sb);
+    Bundle b = policy_bundle(sb, net, "127.0.0.1/32:7001",
+                             probe_script({"net ops udp 127.0.0.1 7001 5", "net udp 127.0.0.1 7001 sixth",
+                                           "net tcp 127.0.0.1 7001 seventh", "net udp 127.0.0.2 7002 denied"}));
+    b.config["annotations"]["run.husk.net-ops"] = "5";
+    auto [verdict, run] = run_with_verdict(sb, b, "budget");
+    INFO(run.describe());
+    REQUIRE(run.exit_code == 0);
+    CHECK(run.out.find("{\"done\":5,\"errno\":0}") != std::string::npos);
+    auto r = results(run.out);
+    CHECK(r.at("udp 127.0.0.1:7001") == EPERM);
+    CHECK(r.at("tcp 127.0.0.1:7001") == EPERM);
+    CHECK(r.at("udp 127.0.0.2:7002") == EPERM);
+    CHECK(verdict["exit"]["reason"].str() == "exited");
+    // Five let through, two refused past the budget; the denied destination is not counted.
+    CHECK(verdict["usage"]["netOps"].num() == 7);
+    CHECK(verdict["limits"]["netOps"].num() == 5);
+    REQUIRE(net.received("udp", "127.0.0.1:7001", "x"));
+    for (int i = 0; i < 500 && count_received(net, "127.0.0.1:7001", "x") < 5; ++i) std::this_thread::sleep_for(Ms(10));
+    CHECK(count_received(net, "127.0.0.1:7001", "x") == 5);
+    CHECK(net.never_received("127.0.0.1:7001", "sixth"));
+    CHECK(net.never_received("127.0.0.1:7001", "seventh"));
+    check_nothing_left(sb);
+}
+
+TEST_CASE("--net-ops-kill stops the container at the first operation past the budget, reason network-limit",
+          "[integration][net-allow][net-ops]") {
+    Sandbox sb;
+    TestNetwork net(sb);
+    // After the operation past the budget the workload would sleep for a minute: only the kill ends it early.
+    Bundle b = policy_bundle(sb, net, "",
+                             probe_script({"net ops tcp 127.0.0.1 7001 3", "net tcp 127.0.0.1 7001 over", "sleep 60"}));
+    auto [verdict, run] = run_with_verdict(sb, b, "kill", {"--net-allow", "127.0.0.1/32:7001", "--net-ops", "3",
+                                                          "--net-ops-kill"});
+    INFO(run.describe());
+    CHECK(run.exit_code == 137);
+    CHECK(run.elapsed < Ms(30000));
+    CHECK(verdict["exit"]["reason"].str() == "network-limit");
+    CHECK_THAT(verdict["exit"]["detail"].str(), Contains("network-operation budget 3 spent (4 operations tried)"));
+    CHECK(verdict["usage"]["netOps"].num() == 4);
+    CHECK(results(run.out).at("tcp 127.0.0.1:7001") == EPERM);
+    CHECK(net.never_received("127.0.0.1:7001", "over"));
+    check_nothing_left(sb);
+}
+
+TEST_CASE("a policy without a budget still reports its operations in the verdict; --net-ops-kill needs a budget",
+          "[integration][net-allow][net-ops]") {
+    Sandbox sb;
+    TestNetwork net(sb);
+    Bundle b = policy_bundle(sb, net, "127.0.0.1/32:7001", probe_script({"net ops udp 127.0.0.1 7001 4"}));
+    auto [verdict, run] = run_with_verdict(sb, b, "count");
+    REQUIRE(run.exit_code == 0);
+    CHECK(verdict["usage"]["netOps"].num() == 4);
+    CHECK_FALSE(verdict["limits"].contains("netOps"));
+
+    Output refused = sb.husk(sandbox_args(sb.id("nobudget"), {"--net-ops-kill"}, {"/bin/true"}));
+    INFO(refused.describe());
+    CHECK(refused.exit_code != 0);
+    CHECK_THAT(refused.err, Contains("run.husk.net-ops-kill\"]: needs a budget"));
     check_nothing_left(sb);
 }
