@@ -364,3 +364,16 @@ TEST_CASE("without a budget every allowed operation is counted", "[cgroup][net-a
     CHECK(read_net_ops(*cgroup->net_maps()).value() == 3);
     REQUIRE(remove_cgroup(*cgroup));
 }
+
+TEST_CASE("a network program the kernel refuses fails create_cgroup, which leaves no directory behind",
+          "[cgroup][net-allow][root]") {
+    testing::ScratchCgroups scratch;
+    CgroupPlan plan = scratch.plan("refused/leaf");
+    plan.net = policy("10.0.0.1/32:53", 5);
+    // The programs before it are loaded and attached; this one falls off its end: the verifier says no.
+    plan.net.sendmsg6 = {bpf_insn{BPF_JMP | BPF_JA, 0, 0, 0, 0}};
+    auto cgroup = create_cgroup(plan);
+    REQUIRE_FALSE(cgroup);
+    CHECK_THAT(cgroup.error().message(), Catch::Matchers::StartsWith("load network policy program (UDP6_SENDMSG)"));
+    CHECK(::access((scratch.mount() + scratch.root()).c_str(), F_OK) != 0);
+}
