@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <csignal>
 #include <map>
 #include <string>
 #include <thread>
@@ -352,4 +353,22 @@ TEST_CASE("a policy without a budget still reports its operations in the verdict
     CHECK(refused.exit_code != 0);
     CHECK_THAT(refused.err, Contains("run.husk.net-ops-kill\"]: needs a budget"));
     check_nothing_left(sb);
+}
+
+TEST_CASE("the detached monitor of create + start stops the container past its budget, and state says so",
+          "[integration][net-allow][net-ops]") {
+    Sandbox sb;
+    TestNetwork net(sb);
+    Bundle b = policy_bundle(sb, net, "127.0.0.1/32:7001",
+                             probe_script({"net ops udp 127.0.0.1 7001 2", "net udp 127.0.0.1 7001 over", "sleep 60"}));
+    b.config["annotations"]["run.husk.net-ops"] = "2";
+    b.config["annotations"]["run.husk.net-ops-kill"] = "true";
+    const std::string id = sb.id("detached");
+    create_and_start(sb, b, id);
+    Json st = wait_for_exit(sb, id);
+    CHECK(st["husk"]["exit"]["reason"].str() == "network-limit");
+    CHECK(st["husk"]["exit"]["signal"].num() == SIGKILL);
+    CHECK(st["husk"]["usage"]["netOps"].num() == 3);
+    CHECK(net.never_received("127.0.0.1:7001", "over"));
+    delete_and_check(sb, id);
 }
