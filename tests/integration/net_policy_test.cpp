@@ -364,7 +364,9 @@ TEST_CASE("the detached monitor of create + start stops the container past its b
     b.config["annotations"]["run.husk.net-ops"] = "2";
     b.config["annotations"]["run.husk.net-ops-kill"] = "true";
     const std::string id = sb.id("detached");
-    create_and_start(sb, b, id);
+    // Not create_and_start: the budget may be spent, and the container stopped, before start returns.
+    require_ok(sb.create(b, id));
+    require_ok(sb.husk({"start", id}));
     Json st = wait_for_exit(sb, id);
     CHECK(st["husk"]["exit"]["reason"].str() == "network-limit");
     CHECK(st["husk"]["exit"]["signal"].num() == SIGKILL);
