@@ -115,6 +115,14 @@ Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, const spec::HuskAnnota
 
     CgroupPlan plan;
     plan.manager = manager;
+    plan.net = TRY(compile_net_programs(husk.net_allow, husk.net_ops,
+                                        husk.net_ops_kill ? BudgetEvents::ring : BudgetEvents::none));
+    if (!plan.net.empty()) {
+        if (spec.process) TRY(check_net_policy_capabilities(*spec.process, "process"));
+        if (manager == Manager::disabled)
+            return fail_msg("run.husk.net-allow / run.husk.net-ops: the network policy is enforced on the container's "
+                            "cgroup, but the cgroup manager is disabled");
+    }
     if (manager == Manager::disabled) {
         if (!resources.devices.empty())
             return fail_msg("linux.resources.devices: the device allow-list needs a cgroup, but the cgroup "
@@ -170,8 +178,10 @@ Result<Cgroup> create_cgroup(const CgroupPlan& plan) {
     options.controllers = split_words(TRY(read_cgroup_file(leaf.get(), "cgroup.controllers", where)));
     TRY(apply_limits(leaf.get(), where, TRY(plan_limits(plan.resources, options))));
     if (plan.has_device_rules) TRY(attach_device_program(leaf.get(), plan.device_program, where));
+    std::shared_ptr<const NetMaps> net_maps;
+    if (!plan.net.empty()) net_maps = std::make_shared<const NetMaps>(TRY(attach_net_programs(leaf.get(), plan.net, where)));
     rollback.dismiss();
-    return Cgroup(std::move(leaf), location, std::move(created));
+    return Cgroup(std::move(leaf), location, std::move(created), std::move(net_maps));
 }
 
 Result<void> remove_cgroup(const CgroupLocation& cgroup) {

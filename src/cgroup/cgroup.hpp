@@ -6,12 +6,14 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "cgroup/limits.hpp"
 #include "cgroup/location.hpp"
+#include "cgroup/net_filter.hpp"
 #include "husk/error.hpp"
 #include "husk/spec.hpp"
 #include "husk/unique_fd.hpp"
@@ -29,6 +31,7 @@ struct CgroupPlan {
     CgroupLocation location;  // mount and path both empty when disabled
     std::vector<bpf_insn> device_program;  // BPF_PROG_TYPE_CGROUP_DEVICE, compiled from linux.resources.devices
     bool has_device_rules = false;         // false: attach nothing (no rules = every device allowed, as runc)
+    NetPrograms net;                       // run.husk.net-allow / net-ops; empty: attach nothing
     // linux.resources, planned in prepare (so every error that needs no cgroup comes before one exists) and
     // planned again by create_cgroup against the new cgroup's files (io.bfq.weight or io.weight, swap
     // accounting, hugetlb.*.rsvd.max, unified keys).
@@ -54,15 +57,20 @@ public:
     const CgroupLocation& location() const noexcept { return location_; }  // as stored in state
     // Directories create_cgroup made (relative to the mount, parents first); the leaf is last when created.
     const std::vector<std::string>& created() const noexcept { return created_; }
+    // The network policy's maps (counter, events), shared with the monitor; null without a policy.
+    const std::shared_ptr<const NetMaps>& net_maps() const noexcept { return net_maps_; }
 
 private:
     friend Result<Cgroup> create_cgroup(const CgroupPlan& plan);
-    Cgroup(UniqueFd dir, CgroupLocation location, std::vector<std::string> created)
-        : dir_(std::move(dir)), location_(std::move(location)), created_(std::move(created)) {}
+    Cgroup(UniqueFd dir, CgroupLocation location, std::vector<std::string> created,
+           std::shared_ptr<const NetMaps> net_maps)
+        : dir_(std::move(dir)), location_(std::move(location)), created_(std::move(created)),
+          net_maps_(std::move(net_maps)) {}
 
     UniqueFd dir_;
     CgroupLocation location_;
     std::vector<std::string> created_;
+    std::shared_ptr<const NetMaps> net_maps_;
 };
 
 // mkdir -p of the planned path under the v2 mount; enables plan.controllers (and, best effort, the usage controllers)

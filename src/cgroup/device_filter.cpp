@@ -9,10 +9,15 @@
 #include <limits>
 #include <optional>
 
+#include "cgroup/bpf_program.hpp"
 #include "husk/unique_fd.hpp"
 
 namespace husk::cgroup {
 namespace {
+
+// The name tells husk's program apart from others on the same cgroup when `update` replaces it.
+constexpr ProgramKind device_program_kind{BPF_PROG_TYPE_CGROUP_DEVICE, BPF_CGROUP_DEVICE, device_program_name,
+                                          "device program (BPF_PROG_TYPE_CGROUP_DEVICE)"};
 
 // Registers after the prologue: r2 device type, r3 requested access, r4 major, r5 minor
 // (struct bpf_cgroup_dev_ctx: access_type = (BPF_DEVCG_ACC_* << 16) | BPF_DEVCG_DEV_*, major, minor).
@@ -27,30 +32,10 @@ struct Matcher {
     bool matches_everything() const { return !type && !major && !minor; }
 };
 
-bpf_insn make(std::uint8_t code, std::uint8_t dst, std::int16_t off, std::int32_t imm) {
-    bpf_insn insn{};
-    insn.code = code;
-    insn.dst_reg = dst & 0xf;
-    insn.src_reg = 0;
-    insn.off = off;
-    insn.imm = imm;
-    return insn;
-}
-bpf_insn load_word(std::uint8_t dst, std::int16_t off) {
-    bpf_insn insn = make(BPF_LDX | BPF_MEM | BPF_W, dst, off, 0);
-    insn.src_reg = ctx;
-    return insn;
-}
-// 32-bit compares: majors and minors are u32 in the context, and a 64-bit compare would sign-extend imm.
-bpf_insn jump32_if(std::uint8_t op, std::uint8_t reg, std::uint32_t value, std::int16_t off) {
-    return make(BPF_JMP32 | op | BPF_K, reg, off, static_cast<std::int32_t>(value));
-}
-bpf_insn jump(std::int16_t off) { return make(BPF_JMP | BPF_JA, 0, off, 0); }
-// r0 = value; exit. Two instructions.
-void emit_return(std::vector<bpf_insn>& out, int value) {
-    out.push_back(make(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, value));
-    out.push_back(make(BPF_JMP | BPF_EXIT, 0, 0, 0));
-}
+using insn::emit_return;
+using insn::jump;
+using insn::jump32_if;
+bpf_insn load_word(std::uint8_t dst, std::int16_t off) { return insn::load_word(dst, ctx, off); }
 
 std::string field(std::size_t index, const char* name) {
     return "linux.resources.devices[" + std::to_string(index) + "]." + name;
@@ -139,17 +124,6 @@ spec::DeviceRule allow(const char* type, std::optional<std::int64_t> major, std:
     return spec::DeviceRule{true, type, major, minor, access};
 }
 
-int bpf(int command, bpf_attr& attr) { return static_cast<int>(::syscall(SYS_bpf, command, &attr, sizeof attr)); }
-
-// The verifier's last line says why it refused the program; worth more than EACCES alone.
-std::string last_line(const std::string& log) {
-    std::size_t end = log.find_last_not_of("\n\0 ");
-    if (end == std::string::npos) return {};
-    std::size_t newline = log.rfind('\n', end);
-    std::size_t start = newline == std::string::npos ? 0 : newline + 1;
-    return log.substr(start, end - start + 1);
-}
-
 }  // namespace
 
 Result<std::vector<bpf_insn>> compile_device_program(const std::vector<spec::DeviceRule>& rules) {
@@ -158,9 +132,9 @@ Result<std::vector<bpf_insn>> compile_device_program(const std::vector<spec::Dev
 
     std::vector<bpf_insn> program;
     program.push_back(load_word(type_reg, 0));
-    program.push_back(make(BPF_ALU | BPF_AND | BPF_K, type_reg, 0, 0xffff));
+    program.push_back(insn::make(BPF_ALU | BPF_AND | BPF_K, type_reg, 0, 0, 0xffff));
     program.push_back(load_word(access_reg, 0));
-    program.push_back(make(BPF_ALU | BPF_RSH | BPF_K, access_reg, 0, 16));
+    program.push_back(insn::make(BPF_ALU | BPF_RSH | BPF_K, access_reg, 0, 0, 16));
     program.push_back(load_word(major_reg, 4));
     program.push_back(load_word(minor_reg, 8));
     for (std::uint32_t bit : {BPF_DEVCG_ACC_READ, BPF_DEVCG_ACC_WRITE, BPF_DEVCG_ACC_MKNOD}) {
@@ -172,39 +146,7 @@ Result<std::vector<bpf_insn>> compile_device_program(const std::vector<spec::Dev
 }
 
 Result<void> attach_device_program(int cgroup_fd, const std::vector<bpf_insn>& program, const std::string& where) {
-    // No GPL-only helper is called, so the license string is ours.
-    static const char license[] = "Apache-2.0";
-    std::string log;
-    bpf_attr load{};
-    load.prog_type = BPF_PROG_TYPE_CGROUP_DEVICE;
-    load.insns = reinterpret_cast<std::uintptr_t>(program.data());
-    load.insn_cnt = static_cast<std::uint32_t>(program.size());
-    load.license = reinterpret_cast<std::uintptr_t>(license);
-    // The name tells husk's program apart from others on the same cgroup when `update` replaces it.
-    std::memcpy(load.prog_name, device_program_name, sizeof device_program_name);
-    int fd = bpf(BPF_PROG_LOAD, load);
-    if (fd < 0 && (errno == EINVAL || errno == EACCES)) {
-        log.assign(64 * 1024, '\0');  // load again with the verifier log to say why
-        load.log_level = 1;
-        load.log_buf = reinterpret_cast<std::uintptr_t>(log.data());
-        load.log_size = static_cast<std::uint32_t>(log.size());
-        fd = bpf(BPF_PROG_LOAD, load);
-    }
-    if (fd < 0) {
-        int err = errno;
-        std::string why = last_line(log.c_str());
-        std::string op = "load device program (BPF_PROG_TYPE_CGROUP_DEVICE)";
-        return fail_sys(err, why.empty() ? op : op + " [verifier: " + why + "]", where);
-    }
-    UniqueFd program_fd(fd);  // the kernel returns BPF fds with O_CLOEXEC set
-
-    bpf_attr attach{};
-    attach.target_fd = static_cast<std::uint32_t>(cgroup_fd);
-    attach.attach_bpf_fd = static_cast<std::uint32_t>(program_fd.get());
-    attach.attach_type = BPF_CGROUP_DEVICE;
-    attach.attach_flags = BPF_F_ALLOW_MULTI;  // programs of ancestors keep applying too
-    if (bpf(BPF_PROG_ATTACH, attach) != 0) return fail_sys(errno, "attach device program to cgroup", where);
-    return {};  // the attachment holds the program; our fd may close
+    return load_and_attach(cgroup_fd, device_program_kind, program, where);
 }
 
 // The rules the container gets after the spec's own, as runc and crun append them: mknod of any node, the

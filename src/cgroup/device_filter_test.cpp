@@ -87,33 +87,18 @@ std::vector<int> run_probes(const std::vector<DeviceRule>& rules, const std::vec
     for (const Probe& p : probes)
         paths.push_back(p.op == Op::mknod ? nodes.name(p.type, p.major, p.minor, "mknod")
                                           : nodes.node(p.type, p.major, p.minor));
-    int pipe_fds[2];
-    REQUIRE(::pipe2(pipe_fds, O_CLOEXEC) == 0);
-    husk::UniqueFd read_end(pipe_fds[0]), write_end(pipe_fds[1]);
-    std::vector<int> results(probes.size(), -1);
-
-    auto child = testing::spawn_in_cgroup(cgroup->dir_fd(), [&]() {
-        for (std::size_t i = 0; i < probes.size(); ++i) {
-            const Probe& p = probes[i];
-            int rc;
-            if (p.op == Op::mknod) {
-                rc = ::mknod(paths[i].c_str(), (p.type == 'b' ? S_IFBLK : S_IFCHR) | 0600, makedev(p.major, p.minor));
-            } else {
-                int flags = p.op == Op::read ? O_RDONLY : p.op == Op::write ? O_WRONLY : O_RDWR;
-                rc = ::open(paths[i].c_str(), flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-                if (rc >= 0) rc = ::close(rc);
-            }
-            results[i] = rc < 0 ? errno : 0;
+    std::vector<int> results = testing::probe_in_cgroup(cgroup->dir_fd(), probes.size(), [&](std::size_t i) {
+        const Probe& p = probes[i];
+        int rc;
+        if (p.op == Op::mknod) {
+            rc = ::mknod(paths[i].c_str(), (p.type == 'b' ? S_IFBLK : S_IFCHR) | 0600, makedev(p.major, p.minor));
+        } else {
+            int flags = p.op == Op::read ? O_RDONLY : p.op == Op::write ? O_WRONLY : O_RDWR;
+            rc = ::open(paths[i].c_str(), flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+            if (rc >= 0) rc = ::close(rc);
         }
-        ssize_t size = static_cast<ssize_t>(results.size() * sizeof(int));
-        return ::write(write_end.get(), results.data(), static_cast<std::size_t>(size)) == size ? 0 : 1;
+        return rc < 0 ? errno : 0;
     });
-    write_end.reset();
-    int status = child.wait();
-    REQUIRE(WIFEXITED(status));
-    REQUIRE(WEXITSTATUS(status) == 0);
-    REQUIRE(::read(read_end.get(), results.data(), results.size() * sizeof(int)) ==
-            static_cast<ssize_t>(results.size() * sizeof(int)));
     REQUIRE(remove_cgroup(*cgroup));
     return results;
 }

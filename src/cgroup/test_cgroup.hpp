@@ -2,6 +2,7 @@
 // it, and children started straight into a cgroup with clone3(CLONE_INTO_CGROUP).
 #pragma once
 
+#include <fcntl.h>
 #include <linux/sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,9 +11,11 @@
 #include <csignal>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "base/sys.hpp"
 #include "cgroup/cgroup.hpp"
+#include "husk/unique_fd.hpp"
 
 namespace husk::cgroup::testing {
 
@@ -93,6 +96,26 @@ inline Child spawn_in_cgroup(int cgroup_fd, const std::function<int()>& body) {
     }
     REQUIRE(pid > 0);
     return Child(static_cast<pid_t>(pid));
+}
+
+// Runs `probe(i)` for i in [0, count) in one child inside the cgroup and returns what each returned (an errno,
+// 0 for success); REQUIREs that the child ran them all.
+inline std::vector<int> probe_in_cgroup(int cgroup_fd, std::size_t count, const std::function<int(std::size_t)>& probe) {
+    int pipe_fds[2];
+    REQUIRE(::pipe2(pipe_fds, O_CLOEXEC) == 0);
+    UniqueFd read_end(pipe_fds[0]), write_end(pipe_fds[1]);
+    std::vector<int> results(count, -1);
+    const auto size = static_cast<ssize_t>(count * sizeof(int));
+    auto child = spawn_in_cgroup(cgroup_fd, [&]() {
+        for (std::size_t i = 0; i < count; ++i) results[i] = probe(i);
+        return ::write(write_end.get(), results.data(), static_cast<std::size_t>(size)) == size ? 0 : 1;
+    });
+    write_end.reset();
+    int status = child.wait();
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    REQUIRE(::read(read_end.get(), results.data(), static_cast<std::size_t>(size)) == size);
+    return results;
 }
 
 }  // namespace husk::cgroup::testing

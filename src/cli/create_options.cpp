@@ -20,6 +20,7 @@ constexpr LimitFlag limit_flags[] = {
     {"output-limit", "run.husk.output-limit"},
     {"cpu-limit", "run.husk.cpu-limit"},
     {"tenant", "run.husk.tenant"},
+    {"net-ops", "run.husk.net-ops"},
 };
 
 // Checked by the annotation parser itself, so a flag accepts exactly what the annotation does; the message
@@ -52,7 +53,16 @@ po::options_description limit_options_description(const std::string& caption) {
         ("tenant", po::value<std::string>(), "charge the run to this tenant's ledger (husk tenant set): refused "
                                              "with reason \"tenant-quota\" when the tenant has used up a ceiling, "
                                              "else --cpu-limit, --timeout and --output-limit are clamped to what it "
-                                             "has left (run.husk.tenant; docs/tenants.md)");
+                                             "has left (run.husk.tenant; docs/tenants.md)")
+        ("net-allow", po::value<std::vector<std::string>>(), "CIDR[:PORT] or none: the only TCP/UDP destinations the "
+                                                             "container may connect or send to (10.0.0.1/32:53, "
+                                                             "[fd00::/8]:443; repeatable; everything else, DNS "
+                                                             "included, gets EPERM; cgroup BPF) (run.husk.net-allow; "
+                                                             "docs/network-policy.md)")
+        ("net-ops", po::value<std::string>(), "budget of outgoing connects and addressed sends (> 0); past it they "
+                                              "fail with EPERM (run.husk.net-ops)")
+        ("net-ops-kill", "stop the container at the first network operation past --net-ops; reason "
+                         "\"network-limit\" (run.husk.net-ops-kill)");
     return limits;
 }
 
@@ -101,6 +111,15 @@ Result<void> read_limit_flags(const po::variables_map& vm, std::map<std::string,
         TRY(check_limit_flag(limit, value));
         annotations[limit.annotation] = value;
     }
+    // Repeatable: the entries join into the annotation's comma-separated list.
+    if (vm.count("net-allow")) {
+        std::string joined;
+        for (const std::string& entry : vm["net-allow"].as<std::vector<std::string>>())
+            joined += (joined.empty() ? "" : ",") + entry;
+        TRY(check_limit_flag({"net-allow", "run.husk.net-allow"}, joined));
+        annotations["run.husk.net-allow"] = joined;
+    }
+    if (vm.count("net-ops-kill")) annotations["run.husk.net-ops-kill"] = "true";
     return {};
 }
 

@@ -12,6 +12,7 @@
 
 #include "base/fs.hpp"
 #include "base/sys.hpp"
+#include "cgroup/net_filter.hpp"
 #include "container/exec_process.hpp"
 #include "container/launch.hpp"
 #include "container/observe.hpp"
@@ -120,6 +121,9 @@ Result<ExecOutcome> exec_container(const Runtime& runtime, const ExecOptions& op
     spec::Spec spec = std::move(target.config);
     spec.process = std::move(process);
     const spec::HuskAnnotations husk = TRY(spec::parse_husk_annotations(spec.annotations));
+    // The container's network policy covers the exec'd process (it joins the cgroup) only if it cannot step
+    // around the hooks (docs/network-policy.md).
+    if (husk.net_allow || husk.net_ops) TRY(cgroup::check_net_policy_capabilities(*spec.process, "exec: process"));
     auto plan = TRY(process::prepare_exec_process(spec, target.init_pidfd.get(), target.record.pid, options.preserve_fds,
                                                   husk.seccomp_skip_unknown));
     UniqueFd console;

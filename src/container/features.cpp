@@ -8,6 +8,7 @@
 #include "landlock/landlock.hpp"
 #include "mnt/mount_options.hpp"
 #include "seccomp/names.hpp"
+#include "spec/annotations.hpp"
 
 namespace husk {
 namespace {
@@ -102,6 +103,11 @@ std::string features_json() {
     w.end_object();
     w.key("annotations").begin_object();
     w.key("run.husk.version").string("0.1.0");
+    // features.md: annotation values are strings; the run.husk.* keys a config may set, comma-separated.
+    std::string known;
+    for (std::string_view annotation : spec::known_husk_annotations())
+        known += (known.empty() ? "" : ",") + std::string(annotation);
+    w.key("run.husk.annotations").string(known);
     w.end_object();
     w.end_object();
     return w.str();

@@ -37,3 +37,12 @@ TEST_CASE("the features document lists the seccomp names husk resolves and the f
     for (const auto& flag : supported) CHECK(std::find(known.begin(), known.end(), flag) != known.end());
     CHECK(supported == known);  // Linux 6.18 has them all
 }
+
+TEST_CASE("the features document lists every run.husk annotation, the network policy's included", "[cli][net-allow]") {
+    auto tree = husk::json::parse_tree(husk::features_json());
+    REQUIRE(tree);
+    std::string known = husk::json::Node(tree->get(), "").field("annotations").field("run.husk.annotations").as_string().value();
+    for (const char* annotation : {"run.husk.timeout", "run.husk.tenant", "run.husk.net-allow", "run.husk.net-ops",
+                                   "run.husk.net-ops-kill"})
+        CHECK(("," + known + ",").find(std::string(",") + annotation + ",") != std::string::npos);
+}

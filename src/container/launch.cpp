@@ -234,7 +234,7 @@ monitor::MonitorPlan monitor_plan(const Launch& launch) {
     const state::Record& r = launch.record;
     std::optional<cgroup::CgroupLocation> cgroup = cgroup_of(r);
     return monitor::MonitorPlan{launch.dir->path(), launch.policy, cgroup, monitor::read_oom_kills(cgroup),
-                                monitor::read_pids_max_hits(cgroup)};
+                                monitor::read_pids_max_hits(cgroup), launch.cgroup ? launch.cgroup->net_maps() : nullptr};
 }
 
 Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std::string& pid_file,

@@ -55,6 +55,8 @@ FinalCounters read_final_counters(const MonitorPlan& plan) {
         out.factors.push_back(state::Factor{std::string(pids_limit_factor), *hits - *plan.pids_max_before});
     out.usage.memory_peak_bytes = cgroup::read_single_counter(dir->get(), "memory.peak", where).value_or(std::nullopt);
     out.usage.pids_peak = cgroup::read_single_counter(dir->get(), "pids.peak", where).value_or(std::nullopt);
+    if (plan.net)
+        if (auto ops = cgroup::read_net_ops(*plan.net)) out.usage.net_ops = *ops;
     if (!plan.oom_kills_before) return out;
     auto now = cgroup::read_oom_count(dir->get(), where);
     if (now && *now && **now > *plan.oom_kills_before) out.facts.oom_kills = **now - *plan.oom_kills_before;

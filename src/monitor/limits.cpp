@@ -5,6 +5,7 @@
 
 #include "base/sys.hpp"
 #include "monitor/cpu_limit.hpp"
+#include "monitor/net_limit.hpp"
 #include "monitor/output_limit.hpp"
 #include "monitor/record.hpp"
 #include "monitor/timeout.hpp"
@@ -13,10 +14,11 @@ namespace husk::monitor {
 namespace {
 
 // One entry per limit; a new limit is an entry here, its reason in the stop-reasons table, and its watcher.
-constexpr std::array<Limit, 3> all{{
+constexpr std::array<Limit, 4> all{{
     {Reason::timeout, nullptr, watch_timeout, timeout_detail},
     {Reason::cpu_limit, check_cpu_limit, watch_cpu_limit, cpu_limit_detail},
     {Reason::output_limit, nullptr, watch_output_limit, output_limit_detail},
+    {Reason::network_limit, check_net_limit, watch_net_limit, net_limit_detail},
 }};
 
 }  // namespace

@@ -53,6 +53,10 @@ void detach(std::vector<int> keep) {
             keep.push_back(fd->get());
     }
     if (caller) keep.push_back(caller->pidfd.get());
+    if (plan.net) {
+        keep.push_back(plan.net->counter.get());
+        if (plan.net->events) keep.push_back(plan.net->events.get());
+    }
     detach(std::move(keep));
     WaitOptions options;
     options.role = role;

@@ -5,10 +5,12 @@
 #include <chrono>
 #include <csignal>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "cgroup/location.hpp"
+#include "cgroup/net_maps.hpp"
 #include "spec/annotations.hpp"
 
 namespace husk::monitor {
@@ -21,6 +23,8 @@ struct StopPolicy {
     int stop_signal = SIGTERM;
     std::optional<std::uint64_t> output_limit;           // bytes of stdout+stderr together
     std::optional<std::chrono::microseconds> cpu_limit;  // CPU time of the whole cgroup
+    std::optional<std::uint64_t> net_ops;                // network operations (run.husk.net-ops)
+    bool net_ops_kill = false;                           // ... past which the container is stopped
 };
 
 StopPolicy stop_policy(const spec::HuskAnnotations& annotations);
@@ -34,6 +38,8 @@ struct MonitorPlan {
     std::optional<std::uint64_t> oom_kills_before;
     // pids.events max then: forks refused at pids.max, reported as the factor `pids-limit`.
     std::optional<std::uint64_t> pids_max_before;
+    // The network policy's counter and events ring (cgroup/net_maps.hpp), when the container has a policy.
+    std::shared_ptr<const cgroup::NetMaps> net;
 };
 
 }  // namespace husk::monitor

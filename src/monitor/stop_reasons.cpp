@@ -5,7 +5,7 @@
 namespace husk::monitor {
 namespace {
 
-constexpr std::array<StopReason, 11> table{{
+constexpr std::array<StopReason, 12> table{{
     {Reason::exited, "exited", 0, "",
      "the process exited by itself (`detail`: `exit code N`)"},
     {Reason::signaled, "signaled", 0, "",
@@ -41,6 +41,10 @@ constexpr std::array<StopReason, 11> table{{
      "only in a `husk run --verdict`: the run's tenant (`--tenant`, `run.husk.tenant`) has used up a ceiling "
      "(runs, concurrent runs, CPU, wall time or output), so husk refused it before anything existed (detail = "
      "what was used); never in a record"},
+    {Reason::network_limit, "network-limit", 121, "network-limit",
+     "an operation went past the network-operation budget (`run.husk.net-ops` with `run.husk.net-ops-kill`): "
+     "the monitor saw the counter past the budget, recorded the cause and killed the container; the operation "
+     "itself had failed with EPERM"},
 }};
 
 constexpr bool in_enum_order() {

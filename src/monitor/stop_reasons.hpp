@@ -10,7 +10,8 @@
 
 namespace husk::monitor {
 
-enum class Reason : std::uint8_t { exited, signaled, killed, timeout, cpu_limit, output_limit, oom, setup_failed, unknown, refused, tenant_quota };
+enum class Reason : std::uint8_t { exited, signaled, killed, timeout, cpu_limit, output_limit, oom, setup_failed, unknown, refused, tenant_quota,
+                                     network_limit };
 
 struct StopReason {
     Reason reason;

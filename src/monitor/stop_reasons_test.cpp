@@ -41,4 +41,6 @@ TEST_CASE("the stop reasons' names are the strings state.json and husk events ha
     CHECK(stop_reason(Reason::timeout).limit_status == 124);
     CHECK(stop_reason(Reason::cpu_limit).limit_status == 123);
     CHECK(stop_reason(Reason::output_limit).limit_status == 122);
+    CHECK(reason_name(Reason::network_limit) == "network-limit");
+    CHECK(stop_reason(Reason::network_limit).limit_status == 121);
 }

@@ -21,6 +21,7 @@ void write_limits(JsonWriter& w, const StopPolicy& policy) {
     w.key("stopSignal").string(signal_label(policy.stop_signal));
     if (policy.output_limit) w.key("outputLimitBytes").unsigned_integer(*policy.output_limit);
     if (policy.cpu_limit) w.key("cpuLimitUsec").unsigned_integer(static_cast<std::uint64_t>(policy.cpu_limit->count()));
+    if (policy.net_ops) w.key("netOps").unsigned_integer(*policy.net_ops);
     w.end_object();
 }
 

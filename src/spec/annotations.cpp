@@ -63,6 +63,15 @@ Error annotation_error(std::string_view key, const Error& why) {
 
 }  // namespace
 
+const std::vector<std::string_view>& known_husk_annotations() {
+    static const std::vector<std::string_view> known = {
+        "run.husk.timeout",  "run.husk.kill-grace", "run.husk.stop-signal", "run.husk.output-limit",
+        "run.husk.cpu-limit", "run.husk.oom-group", "run.husk.seccomp-unknown-syscalls", "run.husk.init",
+        "run.husk.root",     "run.husk.tenant",     "run.husk.net-allow",   "run.husk.net-ops",
+        "run.husk.net-ops-kill"};
+    return known;
+}
+
 Result<microseconds> parse_duration(std::string_view text) {
     static constexpr Unit units[] = {{"us", 1}, {"ms", 1000}, {"s", 1000000}, {"m", 60000000}, {"h", 3600000000}};
     auto bad = [&] {
@@ -100,10 +109,19 @@ Result<void> parse_husk_annotation(std::string_view key, const std::string& valu
         auto size = TRY(parse_size(value));
         if (size == 0) return fail_msg("must be greater than 0");
         out.output_limit = size;
-    } else if (name == "oom-group" || name == "init") {
+    } else if (name == "oom-group" || name == "init" || name == "net-ops-kill") {
         if (value != "true" && value != "false") return fail_msg("want \"true\" or \"false\", not " + quoted(value));
         if (name == "init") out.init = value == "true";
+        else if (name == "net-ops-kill") out.net_ops_kill = value == "true";
         else out.oom_group = value == "true";
+    } else if (name == "net-allow") {
+        out.net_allow = TRY(parse_net_allow(value));
+    } else if (name == "net-ops") {
+        std::uint64_t ops = 0;
+        auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), ops);
+        if (value.empty() || ec != std::errc() || end != value.data() + value.size() || ops == 0)
+            return fail_msg("want a whole number of network operations greater than 0, not " + quoted(value));
+        out.net_ops = ops;
     } else if (name == "seccomp-unknown-syscalls") {
         if (value != "error" && value != "skip-allowed")
             return fail_msg("want \"error\" or \"skip-allowed\", not " + quoted(value));
@@ -117,9 +135,10 @@ Result<void> parse_husk_annotation(std::string_view key, const std::string& valu
                             " (letters, digits and _ + - ., not . or .., not starting with -)");
         out.tenant = value;
     } else {
-        return fail_msg("unknown husk annotation (known: run.husk.timeout, run.husk.kill-grace, "
-                        "run.husk.stop-signal, run.husk.output-limit, run.husk.cpu-limit, run.husk.oom-group, "
-                        "run.husk.seccomp-unknown-syscalls, run.husk.init, run.husk.root, run.husk.tenant)");
+        std::string known;
+        for (std::string_view annotation : known_husk_annotations())
+            known += (known.empty() ? "" : ", ") + std::string(annotation);
+        return fail_msg("unknown husk annotation (known: " + known + ")");
     }
     return {};
 }
@@ -131,6 +150,8 @@ Result<HuskAnnotations> parse_husk_annotations(const std::map<std::string, std::
         auto parsed = parse_husk_annotation(key, value, out);
         if (!parsed) return std::unexpected(annotation_error(key, parsed.error()));
     }
+    if (out.net_ops_kill && !out.net_ops)
+        return fail_msg("annotations[\"run.husk.net-ops-kill\"]: needs a budget to stop at (run.husk.net-ops)");
     return out;
 }
 

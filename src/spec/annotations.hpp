@@ -9,8 +9,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "husk/error.hpp"
+#include "spec/net_allow.hpp"
 
 namespace husk::spec {
 
@@ -37,7 +39,17 @@ struct HuskAnnotations {
     bool root_tmpfs = false;
     // run.husk.tenant: the tenant whose ledger the run is charged to (docs/tenants.md); named like a container.
     std::optional<std::string> tenant;
+    // run.husk.net-allow: the only TCP/UDP destinations the container may connect or send to (comma-separated
+    // CIDR[:PORT], or "none"); enforced by cgroup BPF programs (docs/network-policy.md).
+    std::optional<NetAllow> net_allow;
+    // run.husk.net-ops: a budget of outgoing connects and addressed sends (> 0); past it they fail with EPERM.
+    std::optional<std::uint64_t> net_ops;
+    // run.husk.net-ops-kill=true: the first operation past the budget stops the container, reason network-limit.
+    bool net_ops_kill = false;
 };
+
+// Every run.husk.* annotation husk understands, in the order its documentation lists them.
+const std::vector<std::string_view>& known_husk_annotations();
 
 // "30s", "500ms", "2m", "1h", "250us", decimals allowed ("1.5s"); a bare "0" is zero. Whole microseconds.
 Result<std::chrono::microseconds> parse_duration(std::string_view text);

@@ -11,7 +11,8 @@
 namespace husk::state {
 
 void write_usage(JsonWriter& w, const Usage& usage) {
-    if (!usage.cpu_usec && !usage.memory_peak_bytes && !usage.pids_peak && !usage.stdout_bytes && !usage.stderr_bytes)
+    if (!usage.cpu_usec && !usage.memory_peak_bytes && !usage.pids_peak && !usage.stdout_bytes && !usage.stderr_bytes &&
+        !usage.net_ops)
         return;
     w.key("usage").begin_object();
     if (usage.cpu_usec) w.key("cpuUsec").unsigned_integer(*usage.cpu_usec);
@@ -19,6 +20,7 @@ void write_usage(JsonWriter& w, const Usage& usage) {
     if (usage.pids_peak) w.key("pidsPeak").unsigned_integer(*usage.pids_peak);
     if (usage.stdout_bytes) w.key("stdoutBytes").unsigned_integer(*usage.stdout_bytes);
     if (usage.stderr_bytes) w.key("stderrBytes").unsigned_integer(*usage.stderr_bytes);
+    if (usage.net_ops) w.key("netOps").unsigned_integer(*usage.net_ops);
     w.end_object();
 }
 
@@ -193,6 +195,7 @@ Result<void> parse_exit(const Node& node, ExitRecord& e) {
         TRY(read_field(usage, "pidsPeak", e.usage.pids_peak));
         TRY(read_field(usage, "stdoutBytes", e.usage.stdout_bytes));
         TRY(read_field(usage, "stderrBytes", e.usage.stderr_bytes));
+        TRY(read_field(usage, "netOps", e.usage.net_ops));
     }
     return json::read_array(node, "factors", e.factors, [](const Node& item, Factor& f) -> Result<void> {
         TRY(item.expect_object());

@@ -23,6 +23,7 @@ struct Usage {
     std::optional<std::uint64_t> pids_peak;          // pids.peak
     std::optional<std::uint64_t> stdout_bytes;       // delivered by the output pump (only with an output cap)
     std::optional<std::uint64_t> stderr_bytes;
+    std::optional<std::uint64_t> net_ops;  // connects and addressed sends the network policy let through (counted)
 };
 
 // Something that limited the container without stopping it, e.g. {"pids-limit", 3}: forks refused at pids.max.

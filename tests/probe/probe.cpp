@@ -2,7 +2,7 @@
 // describing what it sees, so integration tests can assert from inside the container.
 // Usage: probe report | exit N | sleep SECONDS | signal-self SIG | write PATH | open PATH | read PATH |
 //        mknod PATH c|b MAJ MIN | stat PATH | ignore-term sleep SECONDS | spam BYTES | fork COUNT | now |
-//        exe-of-parent | burn MS
+//        exe-of-parent | burn MS | net ... | serve (net.cpp)
 // Errors are JSON too: {"error":"...","errno":E}, exit status 1.
 #include <dirent.h>
 #include <fcntl.h>
@@ -27,6 +27,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+
+#include "net.hpp"
 
 extern char** environ;
 
@@ -319,6 +321,8 @@ int main(int argc, char** argv) {
     const char* arg = argc > 2 ? argv[2] : nullptr;
     if (verb == "report") {
         report();
+    } else if (verb == "net" || verb == "serve") {
+        return net_main(argc, argv);
     } else if (verb == "now") {
         // CLOCK_MONOTONIC in microseconds, bare: the VM benchmark times runs with it (busybox date has no %N).
         timespec ts{};
@@ -383,7 +387,7 @@ int main(int argc, char** argv) {
         }
     } else {
         fail("usage: probe report|exit N|sleep S|signal-self SIG|write P|open P|read P|mknod P c|b MAJ MIN|"
-             "stat P|ignore-term sleep S|spam BYTES|fork COUNT|exe-of-parent|burn MS|syscall NAME", EINVAL);
+             "stat P|ignore-term sleep S|spam BYTES|fork COUNT|exe-of-parent|burn MS|syscall NAME|net ...|serve", EINVAL);
     }
     return 0;
 }

@@ -120,6 +120,9 @@ class Options:
     landlock_read: Iterable[PathLike] = ()     # --landlock-read PATH each
     landlock_write: Iterable[PathLike] = ()    # --landlock-write PATH each
     landlock_connect: Iterable[int] = ()       # --landlock-connect PORT each
+    net_allow: Iterable[str] = ()              # --net-allow CIDR[:PORT] each (docs/network-policy.md)
+    net_ops: Optional[Union[int, str]] = None  # --net-ops: budget of connects and addressed sends
+    net_ops_kill: bool = False                 # --net-ops-kill: stop at the first operation past net_ops
     id: Optional[str] = None                   # --id (husk generates sandbox-... otherwise)
     die_with_parent: bool = True               # --die-with-parent: this Python process dying kills the run
     root: Optional[PathLike] = None            # husk --root: the state directory
@@ -177,6 +180,12 @@ class Options:
             flag("--landlock-write", path)
         for port in strings("landlock_connect", self.landlock_connect):
             flag("--landlock-connect", port)
+        for entry in strings("net_allow", self.net_allow):
+            flag("--net-allow", entry)
+        if self.net_ops is not None:
+            flag("--net-ops", count_arg("net_ops", self.net_ops))
+        if self.net_ops_kill:
+            args.append("--net-ops-kill")
         if self.id is not None:
             flag("--id", self.id)
         if self.die_with_parent:

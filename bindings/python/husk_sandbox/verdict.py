@@ -19,6 +19,7 @@ REASONS = (
     "timeout",       # the wall-time limit fired
     "output-limit",  # the program wrote past the output cap
     "cpu-limit",     # the CPU-time budget was used up
+    "network-limit", # an operation went past the network-operation budget (--net-ops-kill)
     "oom",           # the kernel's OOM killer ended it at the memory limit
     "setup-failed",  # husk failed after accepting the config, before the program ran (exec, a mount, a hook)
     "refused",       # husk refused the flags or the config; nothing was created
@@ -26,7 +27,7 @@ REASONS = (
 )
 
 # The reasons that mean one of husk's own limits stopped the run.
-LIMIT_REASONS = frozenset({"timeout", "output-limit", "cpu-limit", "oom"})
+LIMIT_REASONS = frozenset({"timeout", "output-limit", "cpu-limit", "network-limit", "oom"})
 
 
 def _optional_int(source: Mapping[str, Any], key: str) -> Optional[int]:

@@ -88,7 +88,8 @@ def test_options_become_husk_sandbox_flags():
                       output_limit="64k", nofile=64, fsize=1 << 20, net="host", rootfs="/r",
                       binds=["/a", ("/b", "/c")], binds_rw=["/d:/e"], env={"A": "1"}, clear_env=True,
                       cwd="/tmp", seccomp="unconfined", caps=["CAP_CHOWN"], userns=False,
-                      landlock_read=["/usr"], landlock_write=["/tmp"], landlock_connect=[443], id="s1",
+                      landlock_read=["/usr"], landlock_write=["/tmp"], landlock_connect=[443],
+                      net_allow=["10.0.0.1/32:53", "[::1]:443"], net_ops=100, net_ops_kill=True, id="s1",
                       die_with_parent=False, extra_args=["--print-config"])
     assert options.sandbox_args() == [
         "--timeout", "2s", "--kill-grace", "0.25s", "--cpu-limit", "1.5s", "--cpus", "0.5",
@@ -96,7 +97,8 @@ def test_options_become_husk_sandbox_flags():
         "--fsize", str(1 << 20), "--net", "host", "--rootfs", "/r", "--bind", "/a", "--bind", "/b:/c",
         "--bind-rw", "/d:/e", "--env", "A=1", "--clear-env", "--cwd", "/tmp", "--seccomp", "unconfined",
         "--cap", "CAP_CHOWN", "--no-userns", "--landlock-read", "/usr", "--landlock-write", "/tmp",
-        "--landlock-connect", "443", "--id", "s1", "--print-config"]
+        "--landlock-connect", "443", "--net-allow", "10.0.0.1/32:53", "--net-allow", "[::1]:443",
+        "--net-ops", "100", "--net-ops-kill", "--id", "s1", "--print-config"]
 
 
 def test_default_options_keep_husks_defaults_and_tie_the_run_to_this_process():

@@ -1,0 +1,42 @@
+// The BPF maps of the network policy (cgroup/net_filter.hpp): the counter of allowed network operations, read
+// for the verdict's usage.netOps, and with run.husk.net-ops-kill a ring buffer the programs write to at the
+// first operation past the budget, which the monitor has in its epoll set.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "husk/error.hpp"
+#include "husk/unique_fd.hpp"
+
+namespace husk::cgroup {
+
+struct NetMaps {
+    UniqueFd counter;  // BPF_MAP_TYPE_ARRAY, one u64 at key 0
+    UniqueFd events;   // BPF_MAP_TYPE_RINGBUF; empty without run.husk.net-ops-kill
+};
+
+// `where` names the cgroup in errors.
+Result<NetMaps> create_net_maps(bool with_events, const std::string& where);
+
+// The counter now.
+Result<std::uint64_t> read_net_ops(const NetMaps& maps);
+
+// The consumer side of the ring buffer, mapped: marks everything produced so far as read, so that a
+// level-triggered epoll stops reporting it.
+class NetEvents {
+public:
+    static Result<NetEvents> open(int ring_fd);
+    NetEvents(NetEvents&& other) noexcept;
+    NetEvents& operator=(NetEvents&&) = delete;
+    ~NetEvents();
+    void consume() noexcept;
+
+private:
+    NetEvents(void* consumer, void* producer) : consumer_(consumer), producer_(producer) {}
+    void* consumer_;
+    void* producer_;
+};
+
+}  // namespace husk::cgroup
