@@ -6,12 +6,14 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "cgroup/limits.hpp"
 #include "cgroup/location.hpp"
+#include "cgroup/shared_parent.hpp"
 #include "husk/error.hpp"
 #include "husk/spec.hpp"
 #include "husk/unique_fd.hpp"
@@ -36,6 +38,8 @@ struct CgroupPlan {
     bool oom_group = true;                 // annotation run.husk.oom-group
     PidsLimitReading pids_reading = PidsLimitReading::spec_1_3;  // from the config's ociVersion
     std::vector<std::string> controllers;  // what the limits need in every ancestor's cgroup.subtree_control
+    // The container's cgroup is below a shared parent whose limits create_cgroup writes (shared_parent.hpp).
+    std::optional<SharedParent> shared_parent;
 
     bool disabled() const noexcept { return manager == Manager::disabled; }
 };
@@ -66,7 +70,9 @@ private:
 };
 
 // mkdir -p of the planned path under the v2 mount; enables plan.controllers (and, best effort, the usage controllers)
-// in cgroup.subtree_control of every ancestor; writes and reads back each limit; then loads and attaches the
+// in cgroup.subtree_control of every ancestor; writes and reads back the shared parent's limits (once the new
+// cgroup exists below it, so a parallel remove_cgroup cannot take the parent away in between) and each
+// limit; then loads and attaches the
 // device program (BPF_CGROUP_DEVICE, BPF_F_ALLOW_MULTI). An existing leaf is reused only when no process
 // lives in it (runc refuses too). On failure every directory it made is removed again (controllers enabled
 // in ancestors that existed before stay enabled). Must not be called for a disabled plan.
