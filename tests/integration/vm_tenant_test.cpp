@@ -110,6 +110,8 @@ TEST_CASE("8 parallel runs of a tenant never exceed its memory and pids ceilings
     Json big_verdict = Json::parse(read_file(verdict_path));
     INFO(big_verdict.dump());
     CHECK(big_verdict["exit"]["reason"].str() == "oom");
+    CHECK_THAT(big_verdict["exit"]["detail"].str(),
+               Catch::Matchers::Contains("its own memory.max=67108864 was not reached: an ancestor's limit"));
     CHECK(keyed_value(parent + "/memory.events", "oom_kill") >= 1);
 
     // pids: the holder is 1 process of 16; one run's forks stop at the tenant's ceiling, not at its own 1000.
