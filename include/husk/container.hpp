@@ -173,12 +173,19 @@ struct TenantCeilings {
     std::optional<std::uint64_t> output;              // stdout+stderr bytes of all runs
     std::optional<std::uint64_t> concurrent;          // runs alive at once
     std::optional<std::chrono::microseconds> period;  // the window the others count in (none: since the last reset)
+    // Kernel-enforced across all live runs at once, in the tenant's cgroup (docs/tenants.md; cgroup v2 only).
+    std::optional<std::uint64_t> memory;  // memory.max, bytes
+    std::optional<std::uint64_t> pids;    // pids.max
+    std::optional<double> cpus;           // cpu.max, in CPUs (quota per 100 ms period)
 };
 Result<void> set_tenant(const Runtime& runtime, const std::string& name, const TenantCeilings& ceilings);
 // {name, ceilings, windowStartUsec, used, reserved (held by live runs), remaining, exhausted?, live[]}.
 Result<std::string> tenant_json(const Runtime& runtime, const std::string& name);
 // What ended before now no longer counts (runs still alive are charged when they end).
 Result<void> reset_tenant(const Runtime& runtime, const std::string& name);
+// Rewrites the tenant's ledger without what no longer changes a total (docs/tenants.md, "Compaction"); admission
+// does it by itself once the ledger passes 1 MiB.
+Result<void> compact_tenant(const Runtime& runtime, const std::string& name);
 
 // `husk features`: the runtime-spec features document (features.md) of this build on this kernel, as JSON.
 std::string features_json();

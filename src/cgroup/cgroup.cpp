@@ -170,6 +170,15 @@ Result<Cgroup> create_cgroup(const CgroupPlan& plan) {
             return fail_msg("cgroup \"" + where + "\" already has processes; husk will not share it");
     }
     TRY(enable_controllers(root.get(), location, plan.controllers, usage_controllers));
+    if (plan.shared_parent) {
+        // The leaf exists below it now: a cgroup with a child cannot be removed, so these limits are the ones
+        // the container will live under (a delete that removed the empty parent just before was undone by
+        // make_path, which made it again).
+        std::string parent = std::string(shared_parents_subtree) + "/" + plan.shared_parent->name;
+        UniqueFd parent_dir = TRY(open_fd_at(root.get(), relative_to_root(parent), O_DIRECTORY | O_RDONLY | O_NOFOLLOW,
+                                             location.mount + parent));
+        TRY(apply_shared_parent(parent_dir.get(), location.mount + parent, *plan.shared_parent));
+    }
     LimitOptions options;
     options.oom_group = plan.oom_group;
     options.pids_reading = plan.pids_reading;

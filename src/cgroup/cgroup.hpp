@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "cgroup/limits.hpp"
 #include "cgroup/location.hpp"
 #include "cgroup/net_filter.hpp"
+#include "cgroup/shared_parent.hpp"
 #include "husk/error.hpp"
 #include "husk/spec.hpp"
 #include "husk/unique_fd.hpp"
@@ -39,6 +41,8 @@ struct CgroupPlan {
     bool oom_group = true;                 // annotation run.husk.oom-group
     PidsLimitReading pids_reading = PidsLimitReading::spec_1_3;  // from the config's ociVersion
     std::vector<std::string> controllers;  // what the limits need in every ancestor's cgroup.subtree_control
+    // The container's cgroup is below a shared parent whose limits create_cgroup writes (shared_parent.hpp).
+    std::optional<SharedParent> shared_parent;
 
     bool disabled() const noexcept { return manager == Manager::disabled; }
 };
@@ -74,7 +78,9 @@ private:
 };
 
 // mkdir -p of the planned path under the v2 mount; enables plan.controllers (and, best effort, the usage controllers)
-// in cgroup.subtree_control of every ancestor; writes and reads back each limit; then loads and attaches the
+// in cgroup.subtree_control of every ancestor; writes and reads back the shared parent's limits (once the new
+// cgroup exists below it, so a parallel remove_cgroup cannot take the parent away in between) and each
+// limit; then loads and attaches the
 // device program (BPF_CGROUP_DEVICE, BPF_F_ALLOW_MULTI). An existing leaf is reused only when no process
 // lives in it (runc refuses too). On failure every directory it made is removed again (controllers enabled
 // in ancestors that existed before stay enabled). Must not be called for a disabled plan.

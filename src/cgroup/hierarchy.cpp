@@ -61,7 +61,28 @@ std::string unescape_octal(std::string_view text) {
 
 }  // namespace
 
+namespace {
+
+// /husk/tenants holds the shared parents of tenants' runs (shared_parent.hpp): a container placed there by its
+// id or cgroupsPath would share a tenant's limits, or put processes where tenants' runs need none.
+Result<std::string> outside_shared_parents(std::string path, std::string_view cgroups_path) {
+    std::string reserved(shared_parents_subtree);
+    if (path != reserved && !path.starts_with(reserved + "/")) return path;
+    return fail_msg("cgroup " + quoted(path) + " (linux.cgroupsPath " + quoted(cgroups_path) + "): " + reserved +
+                    " is where husk places tenants' runs; choose another cgroupsPath");
+}
+
+Result<std::string> resolve_path(std::string_view cgroups_path, std::string_view container_id);
+
+}  // namespace
+
 Result<std::string> resolve_cgroup_path(std::string_view cgroups_path, std::string_view container_id) {
+    return outside_shared_parents(TRY(resolve_path(cgroups_path, container_id)), cgroups_path);
+}
+
+namespace {
+
+Result<std::string> resolve_path(std::string_view cgroups_path, std::string_view container_id) {
     if (container_id.empty() || container_id == "." || container_id == ".." ||
         container_id.find('/') != std::string_view::npos)
         return fail_msg("container id " + quoted(container_id) + " cannot name a cgroup");
@@ -87,6 +108,8 @@ Result<std::string> resolve_cgroup_path(std::string_view cgroups_path, std::stri
     if (cleaned.empty()) return fail_msg("linux.cgroupsPath " + quoted(cgroups_path) + ": names no cgroup");
     return std::string(husk_subtree) + cleaned;
 }
+
+}  // namespace
 
 Result<void> validate_cgroup_path(std::string_view path) {
     if (path.empty() || path.front() != '/') return fail_msg("cgroup path " + quoted(path) + " is not absolute");

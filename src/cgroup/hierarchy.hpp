@@ -14,10 +14,12 @@ namespace husk::cgroup {
 
 // The subtree husk owns below the v2 root: relative and empty cgroupsPaths go here.
 inline constexpr std::string_view husk_subtree = "/husk";
+// Where tenants' shared parents live (shared_parent.hpp); resolve_cgroup_path puts no container here.
+inline constexpr std::string_view shared_parents_subtree = "/husk/tenants";
 
 // linux.cgroupsPath → "/a/b" relative to the v2 root. Absolute paths are taken as they are, relative and
-// empty ones go below /husk ("" → "/husk/<id>"). The systemd form "slice:prefix:name" and ".." components
-// are refused.
+// empty ones go below /husk ("" → "/husk/<id>"). The systemd form "slice:prefix:name", ".." components and
+// paths in /husk/tenants are refused.
 Result<std::string> resolve_cgroup_path(std::string_view cgroups_path, std::string_view container_id);
 
 // Checks a path read back from state: absolute, no "." or ".." components, not the root.

@@ -40,7 +40,7 @@ const std::vector<Verb>& verbs() {
         {"events", "print the container's cgroup stats and OOM events as JSON lines (runc's format)", verb_events},
         {"list", "list containers", verb_list},
         {"gc", "delete the stopped containers whose owner (the caller of create/run) and monitor are gone", verb_gc},
-        {"tenant", "set, show or reset a tenant's ceilings across runs (--tenant; docs/tenants.md)", verb_tenant},
+        {"tenant", "set, show, reset or compact a tenant's ceilings and ledger (--tenant; docs/tenants.md)", verb_tenant},
         {"spec", "write a default config.json", verb_spec},
         {"features", "print the runtime-spec features document", verb_features},
         {"seccomp-profile", "print the seccomp profile husk ships for untrusted code (linux.seccomp JSON)",

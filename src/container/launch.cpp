@@ -99,6 +99,9 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
         launch.relay_terminal = true;
     }
     auto cgroup_plan = TRY(cgroup::prepare_cgroup(spec, husk, options.id, manager_of(runtime.cgroup_manager)));
+    if (launch.tenant)
+        TRY(place_tenant_cgroup(*launch.tenant, cgroup_plan, spec.linux ? spec.linux->cgroups_path : std::string(),
+                                options.id));
     launch.plan = TRY(process::prepare_container(
         spec, process::PlanOptions{launch.bundle.rootfs, launch.bundle.dir, options.no_pivot, options.preserve_fds,
                                    husk.seccomp_skip_unknown, husk.init, husk.root_tmpfs}));

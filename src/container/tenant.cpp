@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <variant>
 
 #include "base/json_writer.hpp"
@@ -9,6 +10,7 @@
 #include "container/record_cgroup.hpp"
 #include "husk/container.hpp"
 #include "monitor/tenant_charge.hpp"
+#include "state/process_identity.hpp"
 #include "state/state_dir.hpp"
 #include "tenant/account.hpp"
 
@@ -18,8 +20,10 @@ namespace {
 using std::chrono::microseconds;
 using std::chrono::milliseconds;
 
-// Whether the container of a live run still exists: its state dir, with the same creation time (ids are reused).
-bool container_exists(const std::string& root, const std::string& run) {
+// Whether the container of a live run still exists: its state dir, with the same creation time (ids are reused),
+// made in this boot. A record of an earlier boot (a --root on persistent storage) names processes and a cgroup
+// the reboot ended: that run is over, and its state dir stays only until husk delete or gc removes it.
+bool container_exists(const std::string& root, const std::string& run, const std::string& boot_id) {
     auto at = run.find('@');
     if (at == std::string::npos) return false;
     auto id = ContainerId::parse(run.substr(0, at));
@@ -28,7 +32,8 @@ bool container_exists(const std::string& root, const std::string& run) {
     if (!dir) return dir.error().kind != ErrorKind::not_found;  // unreadable is not gone: never guess it away
     auto record = dir->read_record();
     if (!record) return true;  // a create still writing its first record
-    return record->created == run.substr(at + 1);
+    if (record->created != run.substr(at + 1)) return false;
+    return boot_id.empty() || record->boot_id.empty() || record->boot_id == boot_id;
 }
 
 // Recovery: a start record without an end whose container is gone (a reboot emptied /run, or its state dir
@@ -39,8 +44,10 @@ bool container_exists(const std::string& root, const std::string& run) {
 Result<void> recover_gone_runs(const std::string& root, tenant::Ledger& ledger, const tenant::Ceilings& ceilings) {
     std::int64_t now = tenant::now_usec();
     tenant::Account account = tenant::replay(ledger.records(), now, ceilings);
+    if (account.live.empty()) return {};
+    const std::string boot_id = state::read_boot_id().value_or(std::string());
     for (const tenant::StartRecord& start : account.live) {
-        if (container_exists(root, start.run)) continue;
+        if (container_exists(root, start.run, boot_id)) continue;
         tenant::EndRecord end{start.run, now, {}, tenant::Source::recovered_budget};
         std::optional<std::uint64_t> cpu;
         if (!start.cgroup.empty()) cpu = monitor::read_cgroup_cpu_usage(start.cgroup);
@@ -63,6 +70,8 @@ Result<Opened> open_tenant(const std::string& root, const std::string& name) {
     tenant::Ceilings ceilings = TRY(tenant::read_ceilings(root, name));
     tenant::Ledger ledger = TRY(tenant::Ledger::open(root, name));
     TRY(recover_gone_runs(root, ledger, ceilings));
+    // The ledger only grows: past a size, the records that no longer change a total are folded away.
+    if (ledger.size() > tenant::compact_after_bytes) TRY(ledger.compact(ceilings, tenant::now_usec()));
     return Opened{std::move(ledger), ceilings};
 }
 
@@ -109,7 +118,16 @@ Result<std::optional<TenantAdmission>> admit_tenant(const std::string& root, con
         budgets.wall_usec = static_cast<std::uint64_t>(policy.timeout->count()) * 1000;
     }
     policy.output_limit = budgets.output_bytes;
-    return TenantAdmission{std::move(opened->ledger), *tenant, budgets, false, {}};
+    return TenantAdmission{std::move(opened->ledger), *tenant, budgets, opened->ceilings, false, {}};
+}
+
+Result<void> place_tenant_cgroup(const TenantAdmission& admission, cgroup::CgroupPlan& plan,
+                                 std::string_view cgroups_path, std::string_view container_id) {
+    const tenant::Ceilings& c = admission.ceilings;
+    if (!c.has_cgroup_ceilings()) return {};
+    cgroup::SharedParent parent{admission.name, "tenant " + quoted(admission.name), c.memory_bytes, c.pids,
+                                c.cpu_quota_usec};
+    return cgroup::place_under_shared_parent(plan, std::move(parent), cgroups_path, container_id);
 }
 
 Result<void> record_tenant_start(TenantAdmission& admission, const std::string& run, const std::string& cgroup) {
@@ -154,6 +172,10 @@ Result<void> set_tenant(const Runtime& runtime, const std::string& name, const T
     c.runs = ceilings.runs;
     c.output_bytes = ceilings.output;
     c.concurrent = ceilings.concurrent;
+    c.memory_bytes = ceilings.memory;
+    c.pids = ceilings.pids;
+    if (ceilings.cpus)
+        c.cpu_quota_usec = static_cast<std::uint64_t>(std::llround(*ceilings.cpus * cgroup::shared_cpu_period_usec));
     // Under the ledger's lock when it exists, so a run deciding meanwhile sees the old ceilings or the new.
     auto ledger = tenant::Ledger::open(runtime.root, name);
     if (!ledger && ledger.error().kind != ErrorKind::not_found) return fail(ledger.error());
@@ -163,6 +185,11 @@ Result<void> set_tenant(const Runtime& runtime, const std::string& name, const T
 Result<void> reset_tenant(const Runtime& runtime, const std::string& name) {
     auto opened = TRY(container::open_tenant(runtime.root, name));
     return opened.ledger.append(tenant::ResetRecord{tenant::now_usec()});
+}
+
+Result<void> compact_tenant(const Runtime& runtime, const std::string& name) {
+    auto opened = TRY(container::open_tenant(runtime.root, name));
+    return opened.ledger.compact(opened.ceilings, tenant::now_usec());
 }
 
 Result<std::string> tenant_json(const Runtime& runtime, const std::string& name) {
@@ -181,6 +208,9 @@ Result<std::string> tenant_json(const Runtime& runtime, const std::string& name)
     container::write_optional(w, "runs", c.runs);
     container::write_optional(w, "concurrent", c.concurrent);
     container::write_optional(w, "periodUsec", c.period_usec);
+    container::write_optional(w, "memoryBytes", c.memory_bytes);
+    container::write_optional(w, "pids", c.pids);
+    container::write_optional(w, "cpuQuotaUsec", c.cpu_quota_usec);
     w.end_object();
     w.key("windowStartUsec").integer(account.window_start_usec);
     container::write_amounts(w, "used", account.used, account.runs);

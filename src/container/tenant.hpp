@@ -5,10 +5,13 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
+#include "cgroup/cgroup.hpp"
 #include "husk/error.hpp"
 #include "monitor/policy.hpp"
 #include "state/record.hpp"
+#include "tenant/ceilings.hpp"
 #include "tenant/ledger.hpp"
 
 namespace husk::container {
@@ -19,6 +22,7 @@ struct TenantAdmission {
     tenant::Ledger ledger;
     std::string name;
     tenant::Budgets budgets;  // what policy now holds
+    tenant::Ceilings ceilings;  // as read at admission: the shared parent's limits come from them
     bool started = false;     // the start record is in the ledger: a rollback owes an end record
     std::string run;
 };
@@ -28,6 +32,12 @@ struct TenantAdmission {
 // their own and what the tenant has left (every ceiling the tenant has gives the run a limit).
 Result<std::optional<TenantAdmission>> admit_tenant(const std::string& root, const std::optional<std::string>& tenant,
                                                     monitor::StopPolicy& policy);
+
+// Places the run's cgroup below the tenant's shared parent when the tenant has cgroup ceilings (memory, pids,
+// cpus), whose limits create_cgroup then writes from the ceilings read at this admission. Refused, naming
+// what is missing, where the v2 hierarchy cannot enforce them.
+Result<void> place_tenant_cgroup(const TenantAdmission& admission, cgroup::CgroupPlan& plan,
+                                 std::string_view cgroups_path, std::string_view container_id);
 
 // The start record (`run` is "<id>@<created>"; `cgroup` the container's cgroup directory, empty without one).
 // Then the ledger's lock is let go.

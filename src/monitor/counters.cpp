@@ -64,6 +64,8 @@ FinalCounters read_final_counters(const MonitorPlan& plan) {
         out.facts.memory_max = *max;
         while (!out.facts.memory_max.empty() && out.facts.memory_max.back() == '\n') out.facts.memory_max.pop_back();
     }
+    if (auto local = cgroup::read_cgroup_file(dir->get(), "memory.events.local", where))
+        out.facts.memory_max_hits = cgroup::flat_keyed_value(*local, "max");
     return out;
 }
 

@@ -117,7 +117,10 @@ state::ExitRecord decide_exit(const ExitStatus& status, const state::Record& rec
         exit.reason = reason_name(Reason::oom);
         std::string kills = "oom_kill +" + std::to_string(facts.oom_kills);
         // With memory.max at "max" the pressure came from an ancestor's limit or the whole machine.
-        if (!facts.memory_max.empty() && facts.memory_max != "max")
+        if (!facts.memory_max.empty() && facts.memory_max != "max" && facts.memory_max_hits == 0)
+            exit.detail = "killed by the kernel's OOM killer (" + kills + "; its own memory.max=" + facts.memory_max +
+                          " was not reached: an ancestor's limit, such as its tenant's, or the machine's memory)";
+        else if (!facts.memory_max.empty() && facts.memory_max != "max")
             exit.detail = "memory.max=" + facts.memory_max + " reached (" + kills + ")";
         else
             exit.detail = "killed by the kernel's OOM killer (" + kills + "; memory.max=" +

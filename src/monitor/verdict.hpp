@@ -32,6 +32,9 @@ std::string format_bytes(std::uint64_t bytes);
 struct CgroupFacts {
     std::uint64_t oom_kills = 0;  // rise of memory.events oom_kill while the monitor watched
     std::string memory_max;       // memory.max as read then ("33554432", "max"); empty if unknown
+    // memory.events.local "max": how often the cgroup's own memory.max was reached (-1 unknown). 0 with an OOM
+    // kill: the limit that was reached is an ancestor's (a tenant's cgroup) or the machine's.
+    long long memory_max_hits = -1;
 };
 
 // `husk run`'s exit status when one of husk's limits fired and the workload then exited on its own (no signal

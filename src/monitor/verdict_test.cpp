@@ -160,6 +160,12 @@ TEST_CASE("SIGKILL with a rise of oom_kill is oom; either fact alone is not", "[
     auto exit = decide_exit(signaled(SIGKILL), record, StopPolicy{}, oom);
     CHECK(exit.reason == "oom");
     CHECK(exit.detail == "memory.max=33554432 reached (oom_kill +2)");
+    // Its own limit never reached (memory.events.local max 0): the detail does not claim it was.
+    oom.memory_max_hits = 0;
+    CHECK(decide_exit(signaled(SIGKILL), record, StopPolicy{}, oom).detail ==
+          "killed by the kernel's OOM killer (oom_kill +2; its own memory.max=33554432 was not reached: an "
+          "ancestor's limit, such as its tenant's, or the machine's memory)");
+    oom.memory_max_hits = -1;
     CHECK(exit.signal == SIGKILL);
 
     oom.memory_max = "max";

@@ -52,6 +52,11 @@ Account replay(const std::vector<Record>& records, std::int64_t now_usec, const 
             // what was used is a fact whatever the records around it.
             open.erase(end->run);
             if (end->at_usec >= account.window_start_usec) add(account.used, end->used);
+        } else if (const auto* summary = std::get_if<SummaryRecord>(&record)) {
+            if (summary->at_usec >= account.window_start_usec) {
+                add(account.used, summary->used);
+                account.runs += summary->runs;
+            }
         }
     }
     for (const StartRecord* start : order) {

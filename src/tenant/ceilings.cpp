@@ -22,6 +22,8 @@ constexpr Field fields[] = {
     {"cpuUsec", &Ceilings::cpu_usec},       {"wallUsec", &Ceilings::wall_usec},
     {"runs", &Ceilings::runs},              {"outputBytes", &Ceilings::output_bytes},
     {"concurrent", &Ceilings::concurrent},  {"periodUsec", &Ceilings::period_usec},
+    {"memoryBytes", &Ceilings::memory_bytes}, {"pids", &Ceilings::pids},
+    {"cpuQuotaUsec", &Ceilings::cpu_quota_usec},
 };
 
 }  // namespace

@@ -18,7 +18,12 @@ struct Ceilings {
     std::optional<std::uint64_t> output_bytes;  // stdout+stderr of all runs together
     std::optional<std::uint64_t> concurrent;    // runs alive at once
     std::optional<std::uint64_t> period_usec;   // the window the others count in; none: since the last reset
+    // Enforced by the kernel across all live runs at once, in the tenant's shared parent cgroup (cgroup v2).
+    std::optional<std::uint64_t> memory_bytes;    // memory.max
+    std::optional<std::uint64_t> pids;            // pids.max
+    std::optional<std::uint64_t> cpu_quota_usec;  // cpu.max quota per 100 ms period (--cpus × 100000)
     bool operator==(const Ceilings&) const = default;
+    bool has_cgroup_ceilings() const { return memory_bytes || pids || cpu_quota_usec; }
 };
 
 // Like a container id (letters, digits, _ + - ., not "." or "..", not starting with '-'): the name becomes a

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +10,7 @@
 
 #include "base/fs.hpp"
 #include "tenant/ceilings.hpp"
+#include "tenant/compact.hpp"
 
 namespace husk::tenant {
 
@@ -21,19 +23,61 @@ std::int64_t now_usec() {
 Result<Ledger> Ledger::open(const std::string& root, std::string_view name) {
     TRY(read_ceilings(root, name));  // a ledger belongs to a tenant that exists
     std::string path = TRY(tenants_dir(root)) + "/" + std::string(name) + ".ledger";
-    Ledger ledger(path, TRY(open_fd(path, O_RDWR | O_CREAT | O_APPEND, 0600)));
-    // The file's name must survive a crash as well as its records.
-    UniqueFd dir = TRY(open_fd(root + "/tenants", O_RDONLY | O_DIRECTORY));
-    if (::fsync(dir.get()) != 0) return fail_sys(errno, "fsync", root + "/tenants");
-    while (::flock(ledger.fd_.get(), LOCK_EX) != 0)
-        if (errno != EINTR) return fail_sys(errno, "flock", path);
-    TRY(ledger.replay());
-    return ledger;
+    for (;;) {
+        Ledger ledger(path, TRY(open_fd(path, O_RDWR | O_CREAT | O_APPEND, 0600)));
+        // The file's name must survive a crash as well as its records.
+        UniqueFd dir = TRY(open_fd(root + "/tenants", O_RDONLY | O_DIRECTORY));
+        if (::fsync(dir.get()) != 0) return fail_sys(errno, "fsync", root + "/tenants");
+        while (::flock(ledger.fd_.get(), LOCK_EX) != 0)
+            if (errno != EINTR) return fail_sys(errno, "flock", path);
+        // A compaction that held the lock meanwhile renamed a new file over this one: the lock and the records
+        // that count are the new file's.
+        struct stat locked {}, named {};
+        if (::fstat(ledger.fd_.get(), &locked) != 0) return fail_sys(errno, "fstat", path);
+        if (::stat(path.c_str(), &named) != 0 && errno != ENOENT) return fail_sys(errno, "stat", path);
+        if (locked.st_ino != named.st_ino || locked.st_dev != named.st_dev || locked.st_nlink == 0) continue;
+        TRY(ledger.replay());
+        return ledger;
+    }
+}
+
+Result<void> Ledger::compact(const Ceilings& ceilings, std::int64_t now_usec, CompactStep until) {
+    if (!fd_) return fail_msg(path_ + ": the ledger was closed");
+    std::vector<Record> kept = compact_records(records_, now_usec, ceilings);
+    std::string text;
+    for (const Record& record : kept) {
+        auto line = encode_record(record);
+        if (!line) return fail_msg(path_ + ": compaction: a record cannot be encoded");
+        text += *line;
+    }
+    // Locked before it has its final name, so nobody who opens that name can take the lock before this husk.
+    const std::string temp = path_ + ".new";
+    UniqueFd next = TRY(open_fd(temp, O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0600));
+    if (::flock(next.get(), LOCK_EX | LOCK_NB) != 0) return fail_sys(errno, "flock", temp);
+    TRY(write_all(next.get(), text));
+    if (::fsync(next.get()) != 0) return fail_sys(errno, "fsync", temp);
+    if (until == CompactStep::written) return {};
+    if (::rename(temp.c_str(), path_.c_str()) != 0) return fail_sys(errno, "rename", temp);
+    if (until == CompactStep::renamed) {
+        fd_ = std::move(next);  // the old file's lock goes, as a crash would let it go
+        records_ = std::move(kept);
+        size_ = text.size();
+        return {};
+    }
+    std::string dir_path = path_.substr(0, path_.rfind('/'));
+    UniqueFd dir = TRY(open_fd(dir_path, O_RDONLY | O_DIRECTORY));
+    if (::fsync(dir.get()) != 0) return fail_sys(errno, "fsync", dir_path);
+    // Closing the old file lets its waiters in; each finds it renamed away and opens this one.
+    fd_ = std::move(next);
+    records_ = std::move(kept);
+    size_ = text.size();
+    return {};
 }
 
 Result<void> Ledger::replay() {
     if (::lseek(fd_.get(), 0, SEEK_SET) < 0) return fail_sys(errno, "lseek", path_);
     std::string text = TRY(read_fd(fd_.get()));
+    size_ = text.size();
     std::size_t at = 0;
     std::size_t good_end = 0;  // the end of the last whole, valid line
     while (at < text.size()) {
@@ -55,6 +99,7 @@ Result<void> Ledger::replay() {
     if (good_end < text.size()) {
         if (::ftruncate(fd_.get(), static_cast<off_t>(good_end)) != 0) return fail_sys(errno, "ftruncate", path_);
         if (::fsync(fd_.get()) != 0) return fail_sys(errno, "fsync", path_);
+        size_ = good_end;
     }
     return {};
 }
@@ -71,6 +116,7 @@ Result<void> Ledger::append(const Record& record) {
         return fail(written.error());
     }
     if (::fsync(fd_.get()) != 0) return fail_sys(errno, "fsync", path_);
+    size_ = static_cast<std::uint64_t>(before) + line->size();
     records_.push_back(record);
     return {};
 }

@@ -10,6 +10,7 @@
 
 #include "husk/error.hpp"
 #include "husk/unique_fd.hpp"
+#include "tenant/ceilings.hpp"
 #include "tenant/record.hpp"
 
 namespace husk::tenant {
@@ -28,6 +29,16 @@ public:
     // Lets go of the lock (and the file) early.
     void close() { fd_.reset(); }
 
+    // The file's size in bytes, as replayed and appended to.
+    std::uint64_t size() const { return size_; }
+    // Rewrites the ledger with compact_records (compact.hpp), keeping the lock: the records go to NAME.ledger.new
+    // (locked, written, fsync'd), which is renamed over NAME.ledger, and the directory is fsync'd. A crash at
+    // any point leaves the old ledger or the new one, whose totals are the same. A husk waiting for the old
+    // file's lock finds it renamed away once it has the lock, and opens the new one (open). `until` stops
+    // after a step: what a crash there leaves, for the tests.
+    enum class CompactStep { written, renamed, done };
+    Result<void> compact(const Ceilings& ceilings, std::int64_t now_usec, CompactStep until = CompactStep::done);
+
 private:
     Ledger(std::string path, UniqueFd fd) : path_(std::move(path)), fd_(std::move(fd)) {}
     Result<void> replay();
@@ -35,7 +46,11 @@ private:
     std::string path_;
     UniqueFd fd_;
     std::vector<Record> records_;
+    std::uint64_t size_ = 0;
 };
+
+// The size past which admission compacts a tenant's ledger (about 10,000 records).
+inline constexpr std::uint64_t compact_after_bytes = 1 << 20;
 
 // CLOCK_REALTIME in microseconds: records outlive the boot, so the monotonic clock cannot date them.
 std::int64_t now_usec();

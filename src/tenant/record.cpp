@@ -68,6 +68,10 @@ struct Encoder {
                std::string(source_name(r.source));
     }
     std::string operator()(const ResetRecord& r) const { return "reset " + std::to_string(r.at_usec); }
+    std::string operator()(const SummaryRecord& r) const {
+        return "summary " + std::to_string(r.at_usec) + " " + number(r.used.cpu_usec) + " " +
+               number(r.used.wall_usec) + " " + number(r.used.output_bytes) + " " + number(r.runs);
+    }
 };
 
 bool encodable(const Record& record) {
@@ -102,6 +106,14 @@ std::optional<Record> decode_record(std::string_view line) {
     if (words.size() == 2 && words[0] == "reset") {
         ResetRecord r;
         if (!parse_number(words[1], r.at_usec)) return std::nullopt;
+        return r;
+    }
+    if (words.size() == 6 && words[0] == "summary") {
+        SummaryRecord r;
+        if (!parse_number(words[1], r.at_usec) || !parse_number(words[2], r.used.cpu_usec) ||
+            !parse_number(words[3], r.used.wall_usec) || !parse_number(words[4], r.used.output_bytes) ||
+            !parse_number(words[5], r.runs))
+            return std::nullopt;
         return r;
     }
     if (words.size() == 7 && words[0] == "start") {

@@ -1,5 +1,5 @@
 // One line of a tenant's ledger (<root>/tenants/NAME.ledger): a run started, a run ended (what it really used),
-// or a reset. Each line ends in a checksum of the rest, so a record torn by a crash mid-write is recognised
+// a reset, or a summary of ended runs left by compaction. Each line ends in a checksum of the rest, so a record torn by a crash mid-write is recognised
 // and dropped instead of being read as a smaller charge (docs/tenants.md, "The ledger").
 #pragma once
 
@@ -61,7 +61,16 @@ struct ResetRecord {
     bool operator==(const ResetRecord&) const = default;
 };
 
-using Record = std::variant<StartRecord, EndRecord, ResetRecord>;
+// Compaction (ledger.hpp): the runs that had ended, summed. Counts like their end records (amounts) and start
+// records (runs) did, dated at the latest of them, so totals do not change.
+struct SummaryRecord {
+    std::int64_t at_usec = 0;
+    Amounts used;
+    std::uint64_t runs = 0;
+    bool operator==(const SummaryRecord&) const = default;
+};
+
+using Record = std::variant<StartRecord, EndRecord, ResetRecord, SummaryRecord>;
 
 std::string_view source_name(Source source);
 // One line, '\n' included. A run name or cgroup path holding white space or a control character cannot be

@@ -2,7 +2,7 @@
 // describing what it sees, so integration tests can assert from inside the container.
 // Usage: probe report | exit N | sleep SECONDS | signal-self SIG | write PATH | open PATH | read PATH |
 //        mknod PATH c|b MAJ MIN | stat PATH | ignore-term sleep SECONDS | spam BYTES | fork COUNT | now |
-//        exe-of-parent | burn MS | net ... | serve (net.cpp)
+//        exe-of-parent | burn MS | net ... | serve (net.cpp) | hold MIB SECONDS
 // Errors are JSON too: {"error":"...","errno":E}, exit status 1.
 #include <dirent.h>
 #include <fcntl.h>
@@ -385,9 +385,19 @@ int main(int argc, char** argv) {
             clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
             if (static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec >= want) break;
         }
+    } else if (verb == "hold" && arg && argc > 3) {
+        // Touches MIB of anonymous memory (so it is charged to the cgroup), says so, then keeps it SECONDS:
+        // several runs holding memory at once, for a ceiling shared between them.
+        size_t bytes = size_t(atoll(arg)) << 20;
+        char* block = static_cast<char*>(malloc(bytes));
+        if (!block) fail("malloc", ENOMEM);
+        for (size_t at = 0; at < bytes; at += 4096) block[at] = 1;
+        Json j;
+        j.begin('{').key("held").num(static_cast<long long>(bytes)).end('}').emit();
+        sleep(static_cast<unsigned>(atoi(argv[3])));
     } else {
         fail("usage: probe report|exit N|sleep S|signal-self SIG|write P|open P|read P|mknod P c|b MAJ MIN|"
-             "stat P|ignore-term sleep S|spam BYTES|fork COUNT|exe-of-parent|burn MS|syscall NAME|net ...|serve", EINVAL);
+             "stat P|ignore-term sleep S|spam BYTES|fork COUNT|exe-of-parent|burn MS|syscall NAME|net ...|serve|hold MIB S", EINVAL);
     }
     return 0;
 }

@@ -2,7 +2,7 @@
 # Runs COMMAND inside a throw-away qemu VM (TCG) booted from Debian's kernel with a pure cgroup v2
 # hierarchy, and exits with COMMAND's status. See docs/vm-harness.md.
 #   tests/vm/run-in-vm.sh [--build DIR] [--timeout S] [--memory MB] [--files DIR] [--module NAME]...
-#                         [--stage BINARY]... [--console FILE] -- COMMAND...
+#                         [--stage BINARY]... [--console FILE] [--disk FILE] -- COMMAND...
 # --build DIR    the meson build dir: husk and the probe come from it (or $HUSK_BINARY, $HUSK_PROBE),
 #                and, when built, the integration tests and the subreaper caller (or $HUSK_INTEGRATION,
 #                $HUSK_SUBREAPER_CALLER); the cached kernel goes to DIR/tests/vm/cache (default: build/)
@@ -12,12 +12,14 @@
 # --module NAME  insmod kernel module NAME and its dependencies before COMMAND
 # --stage BINARY copy BINARY (and its shared libraries) to /usr/local/bin/ in the guest (e.g. runc, crun)
 # --console FILE keep the kernel console log in FILE
+# --disk FILE    attach FILE (a raw image) as a virtio disk, /dev/vda in the guest (needs --module virtio_pci
+#                --module virtio_blk); what the guest wrote survives the VM, so a second VM can boot with it
 # Exit status: COMMAND's, or 124 (timed out) or 125 (the VM failed; the console tail is printed).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$(dirname "$here")")
-usage() { echo "usage: $0 [--build DIR] [--timeout S] [--memory MB] [--files DIR] [--module NAME]... [--stage BINARY]... [--console FILE] -- COMMAND..." >&2; exit 2; }
+usage() { echo "usage: $0 [--build DIR] [--timeout S] [--memory MB] [--files DIR] [--module NAME]... [--stage BINARY]... [--console FILE] [--disk FILE] -- COMMAND..." >&2; exit 2; }
 die() { echo "run-in-vm: $*" >&2; exit 125; }
 
 build=$top/build
@@ -27,6 +29,7 @@ files=
 modules=()
 staged=()
 console_copy=
+disk=
 while [ $# -gt 0 ]; do
     case $1 in
         --build) [ $# -ge 2 ] || usage; build=$2; shift 2 ;;
@@ -36,6 +39,7 @@ while [ $# -gt 0 ]; do
         --module) [ $# -ge 2 ] || usage; modules+=("$2"); shift 2 ;;
         --stage) [ $# -ge 2 ] || usage; [ -x "$2" ] || die "--stage $2: not an executable"; staged+=("$2"); shift 2 ;;
         --console) [ $# -ge 2 ] || usage; console_copy=$2; shift 2 ;;
+        --disk) [ $# -ge 2 ] || usage; [ -f "$2" ] || die "--disk $2: not a file"; disk=$2; shift 2 ;;
         --) shift; break ;;
         *) usage ;;
     esac
@@ -119,6 +123,7 @@ setpriv --pdeathsig KILL -- qemu-system-x86_64 \
     -append "console=ttyS0 quiet panic=-1 cgroup_no_v1=all cryptomgr.notests tsc=reliable rdinit=/init" \
     -serial "file:$work/console.log" -serial "file:$work/stdout.fifo" \
     -serial "file:$work/stderr.fifo" -serial "file:$work/status.fifo" \
+    ${disk:+-drive "file=$disk,format=raw,if=virtio,cache=writeback"} \
     </dev/null >"$work/qemu.log" 2>&1 &
 qemu_pid=$!
 setpriv --pdeathsig KILL -- sleep "$timeout" &

@@ -1,0 +1,58 @@
+#include "cgroup/shared_parent.hpp"
+
+#include "base/quote.hpp"
+#include "cgroup/cgroup.hpp"
+#include "cgroup/hierarchy.hpp"
+#include "cgroup/resources_check.hpp"
+
+namespace husk::cgroup {
+
+std::vector<LimitWrite> shared_parent_writes(const SharedParent& parent) {
+    std::vector<LimitWrite> writes;
+    if (parent.memory_bytes) {
+        writes.push_back({parent.owner + " --memory", "memory", "memory.max", std::to_string(*parent.memory_bytes)});
+        // A ceiling on RAM that swap could get round is no ceiling (husk's per-container rule too).
+        writes.push_back({parent.owner + " --memory", "memory", "memory.swap.max", "0"});
+    }
+    if (parent.pids) writes.push_back({parent.owner + " --pids", "pids", "pids.max", std::to_string(*parent.pids)});
+    if (parent.cpu_quota_usec)
+        writes.push_back({parent.owner + " --cpus", "cpu", "cpu.max",
+                          std::to_string(*parent.cpu_quota_usec) + " " + std::to_string(shared_cpu_period_usec)});
+    return writes;
+}
+
+Result<void> place_under_shared_parent(CgroupPlan& plan, SharedParent parent, std::string_view cgroups_path,
+                                       std::string_view container_id) {
+    std::vector<LimitWrite> writes = shared_parent_writes(parent);
+    if (writes.empty()) return {};
+    if (plan.disabled())
+        return fail_msg(parent.owner + " has cgroup ceilings (--memory, --pids, --cpus), which need a cgroup, but "
+                        "the cgroup manager is disabled");
+    if (!cgroups_path.empty() && cgroups_path.front() == '/')
+        return fail_msg(parent.owner + " has cgroup ceilings, so its runs live below " +
+                        std::string(shared_parents_subtree) + "/" + parent.name + "; linux.cgroupsPath " +
+                        quoted(cgroups_path) + " is absolute and would put this one elsewhere (give a relative "
+                        "path, or none)");
+    // One request per ceiling, so a hybrid host's error names the ceiling and the controller missing.
+    std::vector<ResourceRequest> requests;
+    for (const LimitWrite& write : writes) requests.push_back({write.field, write.controller});
+    TRY(check_resource_requests(requests, TRY(read_controller_facts(plan.location.mount))));
+
+    // prepare_cgroup resolved an empty or relative path below /husk: move it below the shared parent.
+    std::string below = plan.location.path.substr(husk_subtree.size());
+    if (cgroups_path.empty()) below = "/" + std::string(container_id);
+    plan.location.path = std::string(shared_parents_subtree) + "/" + parent.name + below;
+    for (const std::string& controller : needed_controllers(writes))
+        if (!list_contains(plan.controllers, controller)) plan.controllers.push_back(controller);
+    plan.shared_parent = std::move(parent);
+    return {};
+}
+
+Result<void> apply_shared_parent(int dir_fd, const std::string& where, const SharedParent& parent) {
+    std::vector<LimitWrite> writes;
+    for (LimitWrite& write : shared_parent_writes(parent))
+        if (write.file != "memory.swap.max" || file_exists(dir_fd, write.file)) writes.push_back(std::move(write));
+    return apply_limits(dir_fd, where, writes);
+}
+
+}  // namespace husk::cgroup
