@@ -53,6 +53,10 @@ before)
     echo "ledger: live run started"
     cat "$root/tenants/acme.ledger"
     echo "crashing"
+    # Everything written so far must leave the UARTs before the reset, or the host may not see "crashing"
+    # (busybox stty returns after TCSADRAIN; tests/vm/guest/init2 drains the same way before poweroff).
+    stty -F /dev/ttyS1 raw -echo clocal
+    stty -F /dev/ttyS2 raw -echo clocal
     # Reset at once: no sync, no unmount; husk's fsyncs alone must have made the ledger durable.
     echo b > /proc/sysrq-trigger
     sleep 10
