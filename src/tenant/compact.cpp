@@ -18,7 +18,11 @@ std::vector<Record> compact_records(const std::vector<Record>& records, std::int
     if (last_reset) kept.push_back(*last_reset);
     SummaryRecord summary;
     bool summarised = false;
-    auto fold = [&](std::int64_t at) {
+    // Adds a record that ended inside the window, without a period, to the one summary line.
+    auto fold = [&](std::int64_t at, const Amounts& used) {
+        summary.used.cpu_usec += used.cpu_usec;
+        summary.used.wall_usec += used.wall_usec;
+        summary.used.output_bytes += used.output_bytes;
         summary.at_usec = std::max(summary.at_usec, at);
         summarised = true;
     };
@@ -28,28 +32,19 @@ std::vector<Record> compact_records(const std::vector<Record>& records, std::int
                 kept.push_back(*start);
             } else if (start->at_usec >= window) {
                 if (ceilings.period_usec) kept.push_back(*start);
-                else ++summary.runs, fold(start->at_usec);
+                else ++summary.runs, fold(start->at_usec, Amounts{});
             }
         } else if (const auto* end = std::get_if<EndRecord>(&record)) {
             if (end->at_usec < window) continue;
-            if (ceilings.period_usec) {
-                kept.push_back(*end);
-            } else {
-                summary.used.cpu_usec += end->used.cpu_usec;
-                summary.used.wall_usec += end->used.wall_usec;
-                summary.used.output_bytes += end->used.output_bytes;
-                fold(end->at_usec);
-            }
+            if (ceilings.period_usec) kept.push_back(*end);
+            else fold(end->at_usec, end->used);
         } else if (const auto* old = std::get_if<SummaryRecord>(&record)) {
             if (old->at_usec < window) continue;
             if (ceilings.period_usec) {
                 kept.push_back(*old);
             } else {
-                summary.used.cpu_usec += old->used.cpu_usec;
-                summary.used.wall_usec += old->used.wall_usec;
-                summary.used.output_bytes += old->used.output_bytes;
                 summary.runs += old->runs;
-                fold(old->at_usec);
+                fold(old->at_usec, old->used);
             }
         }
     }
