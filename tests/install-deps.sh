@@ -3,9 +3,10 @@
 # tests/fresh-machine.sh needs on the host with --fresh-machine.
 #   tests/install-deps.sh [--tests] [--fresh-machine]
 set -eu
-# file: bundles/build-rootfs.sh checks that busybox is statically linked.
+# file: bundles/build-rootfs.sh checks that busybox is statically linked; go-md2man: the build makes husk(8)
+# from docs/husk.8.md with it.
 packages="meson ninja-build g++ pkg-config libcap-dev libseccomp-dev libyajl-dev libmnl-dev
-          libboost-program-options-dev busybox-static file"
+          libboost-program-options-dev busybox-static file go-md2man"
 for arg in "$@"; do
     case $arg in
         # catch2: unit tests; iproute2: namespace-join tests; runc: the reference in the benchmark;
