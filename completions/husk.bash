@@ -91,15 +91,20 @@ _husk_value() {
 }
 
 _husk() {
-    local cur=${COMP_WORDS[COMP_CWORD]} command='' root='' pending='' word i
+    local cur=${COMP_WORDS[COMP_CWORD]} command='' root='' pending='' joined=0 word i
     local -a arguments=()
     local options_end=0   # past `--`, exec's ID or sandbox's program: no more flags
     COMPREPLY=()
     # Walk the words before the cursor: global options, the command, then its options and arguments.
-    # `--opt=value` arrives as three words (`=` is in COMP_WORDBREAKS) or as one.
+    # `=` is in COMP_WORDBREAKS: `--opt=value` arrives as three words (or as one where it is not), and a
+    # value such as exec's `-e A=B` as `A`, `=`, `B`, where `= B` still belongs to the word before.
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
-        if [ -n "$pending" ]; then
+        if [ "$joined" = 1 ]; then
+            joined=0
+        elif [ "$word" = = ] && [ -z "$pending" ]; then
+            joined=1
+        elif [ -n "$pending" ]; then
             [ "$word" = = ] && continue
             [ -z "$command" ] && [ "$pending" = --root ] && root=$word
             pending=

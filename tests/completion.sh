@@ -96,6 +96,9 @@ if "$husk" --root "$tmp/state" create --bundle "$tmp/bundle" "$id"; then
     offers "$(complete_line "--root=$tmp/state" --debug delete '')" "$id" ||
         fail "--root=DIR: $id not completed"
     offers "$(complete_line --root "$tmp/state" exec -t '')" "$id" || fail "exec -t: $id not completed"
+    # bash splits `-e A=B` at the `=`.
+    offers "$(complete_line --root "$tmp/state" exec -e A = B --env = C = D '')" "$id" ||
+        fail "exec -e A=B --env=C=D: $id not completed"
     offers "$(complete_line state '')" "$id" && fail "without --root, $id (under $tmp/state) is completed"
     offers "$(complete_line --root "$tmp/state" create '')" "$id" && fail "create completes an existing id"
     offers "$(complete_line --root "$tmp/state" kill "$id" '')" SIGTERM || fail "kill ID: no signals"
