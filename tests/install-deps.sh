@@ -3,17 +3,19 @@
 # tests/fresh-machine.sh needs on the host with --fresh-machine.
 #   tests/install-deps.sh [--tests] [--fresh-machine]
 set -eu
-# file: bundles/build-rootfs.sh checks that busybox is statically linked.
+# file: bundles/build-rootfs.sh checks that busybox is statically linked; go-md2man: the build makes husk(8)
+# from docs/husk.8.md with it.
 packages="meson ninja-build g++ pkg-config libcap-dev libseccomp-dev libyajl-dev libmnl-dev
-          libboost-program-options-dev busybox-static file"
+          libboost-program-options-dev busybox-static file go-md2man"
 for arg in "$@"; do
     case $arg in
         # catch2: unit tests; iproute2: namespace-join tests; runc: the reference in the benchmark;
         # golang-github-containers-common: podman's default seccomp profile (/usr/share/containers/seccomp.json);
         # stress-ng: the CPU hog beside tests/bench.sh's CPU budget figures; python3-pytest: the Python
-        # module's tests (bindings/python); python3-minimal: what bundles/build-rootfs.sh --python copies.
+        # module's tests (bindings/python); python3-minimal: what bundles/build-rootfs.sh --python copies;
+        # man-db: the install test renders `man husk` from the installed page.
         --tests) packages="$packages catch2 iproute2 runc golang-github-containers-common stress-ng
-                           python3-pytest python3-minimal" ;;
+                           python3-pytest python3-minimal man-db" ;;
         # debootstrap: the fresh Debian root; git: the clean clone of the commit under test.
         --fresh-machine) packages="$packages debootstrap git" ;;
         *) echo "usage: $0 [--tests] [--fresh-machine]" >&2; exit 2 ;;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # README's test command: installs what is needed, builds, and runs every test suite (docs/testing.md):
-#   build/       unit, integration, vm (cgroup v2 enforcement in qemu, docs/vm-harness.md) and clients
-#                (containerd and podman driving husk and runc in that VM)
+#   build/       (release) unit, integration, vm (cgroup v2 enforcement in qemu, docs/vm-harness.md), clients
+#                (containerd and podman driving husk and runc in that VM), python, completion and install
 #   build-asan/  unit and integration again under ASan+UBSan, then each fuzz target for a minute
 # Run as root from anywhere: tests/run.sh. Every suite runs; the exit status is non-zero if any failed.
 set -eu
@@ -20,12 +20,16 @@ build() {
     ninja -C "$dir"
 }
 status=0
-build "$top/build" -Dtests=true
+# Release, as README's commands build it (and what is measured); an existing build/ made with another
+# buildtype (meson's old default here was debugoptimized) becomes release too.
+build "$top/build" -Dtests=true -Dbuildtype=release
 meson test -C "$top/build" --print-errorlogs || status=1
 
 # Every sanitizer report ends the process with an error (UBSan would print and go on); the suppressions
-# would name known leaks being fixed (tests/lsan.supp; none now). -O0: it halves the compile time of this build.
-build "$top/build-asan" -Dtests=true -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false -Doptimization=0
+# would name known leaks being fixed (tests/lsan.supp; none now). buildtype debug: -O0 halves the compile time
+# of this build, and with -g the sanitizers' stack traces name files and lines (the release default has no
+# debug info, and its NDEBUG stays out of this build).
+build "$top/build-asan" -Dtests=true -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
 # The seccomp unit tests load filters that deny calls the sanitizer runtime itself makes in the filtered
