@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,6 +24,18 @@ Result<void> add(int epoll, int fd, std::uint32_t events) {
     event.data.fd = fd;
     if (::epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) != 0) return fail_sys(errno, "epoll_ctl");
     return {};
+}
+
+// The caller's pipe as deep as the pump's. Each time its reader empties it the monitor wakes once and splices
+// what fits; with the kernel's default pipe (16 pages) that is a wake-up per 64 KiB, on top of the writer's and
+// the reader's own, and the capped output ran at half the speed of the uncapped one. A pipe grows only from the
+// default size: a size someone chose (F_SETPIPE_SZ) is left as it is. Best effort, as for the pump's pipes.
+void deepen(int output) {
+    struct stat st{};
+    if (::fstat(output, &st) != 0 || !S_ISFIFO(st.st_mode)) return;
+    long default_size = 16 * ::sysconf(_SC_PAGESIZE);
+    if (::fcntl(output, F_GETPIPE_SZ) == default_size && default_size < pipe_size)
+        (void)::fcntl(output, F_SETPIPE_SZ, pipe_size);
 }
 
 std::size_t available(int pipe) {
@@ -65,7 +78,10 @@ OutputPump::OutputPump(PumpPipes pipes, UniqueFd stdout_out, UniqueFd stderr_out
     streams_[1].in = std::move(pipes.stderr_read);
     streams_[1].out = OutputSink(std::move(stderr_out));
     // splice cannot be told not to wait for a terminal or a socket: those are copied through the bounded buffer.
-    for (Stream& stream : streams_) stream.copy = !stream.out.splice_safe();
+    for (Stream& stream : streams_) {
+        stream.copy = !stream.out.splice_safe();
+        if (!stream.copy) deepen(stream.out.fd());
+    }
 }
 
 OutputPump::OutputPump(PumpPipes pipes, JsonLineOutput output, std::uint64_t limit, std::function<void()> on_exceeded)

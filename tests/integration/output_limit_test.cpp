@@ -35,17 +35,19 @@ bool numbered_in_order(const std::string& text, const std::string& prefix, int c
 
 const Json& usage(const Json& st) { return st["husk"]["usage"]; }
 
-// A pipe the test reads itself, one page deep: before the test reads, the monitor can deliver at most 4 KiB
-// into it and then waits for room, so it cannot see a byte past a larger cap until the test lets it.
+// A pipe the test reads itself. Shallow (the default), one page deep: before the test reads, the monitor can
+// deliver at most 4 KiB into it and then waits for room, so it cannot see a byte past a larger cap until the
+// test lets it (husk leaves a pipe size someone chose as it is). `kernel_default`: the size pipe(2) gives.
 class ShallowPipe {
 public:
-    ShallowPipe() {
+    explicit ShallowPipe(bool kernel_default = false) {
         int fds[2];
         REQUIRE(::pipe2(fds, O_CLOEXEC) == 0);
         read_ = fds[0];
         write_ = fds[1];
-        REQUIRE(::fcntl(write_, F_SETPIPE_SZ, 4096) == 4096);
+        if (!kernel_default) REQUIRE(::fcntl(write_, F_SETPIPE_SZ, 4096) == 4096);
     }
+    int size() const { return ::fcntl(read_, F_GETPIPE_SZ); }
     ~ShallowPipe() {
         close_write();
         ::close(read_);
@@ -137,6 +139,37 @@ TEST_CASE("an output flood is cut at exactly the cap, killed, and state says out
           "stdout+stderr went past the output limit 64KiB (65536 bytes); delivered up to the limit, killing the container");
     CHECK(usage(st)["stdoutBytes"].num() == 65536);
     CHECK(usage(st)["stderrBytes"].num() == 0);
+    delete_and_check(sb, id);
+}
+
+// Through a pipe of the kernel's default size, which the pump deepens to 1 MiB (a splice may then move up to
+// 1 MiB at once): the cap still cuts exactly, also inside a page, and exactly the cap is within it.
+TEST_CASE("through a deepened pipe exactly the cap is delivered: the cap within the limit, cap+1 killed",
+          "[integration][monitor][output]") {
+    constexpr long cap = 1000000;  // not a multiple of the page: the last splice splits a page of the pipe
+    long written = GENERATE(1000000L, 1000001L, 3L << 20);  // cap, cap + 1, 3 MiB
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/probe", "spam", std::to_string(written)});
+    b.write();
+    std::string id = sb.id("deep");
+    ShallowPipe pipe(true);
+    REQUIRE(pipe.size() == 16 * ::sysconf(_SC_PAGESIZE));
+    Process run = spawn_husk_into(sb, pipe, {"run", "--keep", "--bundle", b.dir, "--output-limit", std::to_string(cap), id});
+    std::string delivered = pipe.read_to_eof();
+    Output out = run.wait();
+    INFO(written << " bytes: " << out.describe());
+    CHECK(pipe.size() == (1 << 20));
+    CHECK(delivered == std::string(static_cast<std::size_t>(cap), 'x'));
+    Json st = wait_for_exit(sb, id);
+    INFO("state: " << st.dump());
+    CHECK(usage(st)["stdoutBytes"].num() == cap);
+    if (written == cap) {
+        CHECK(out.exit_code == 0);
+        CHECK(st["husk"]["exit"]["reason"].str() == "exited");
+    } else {
+        CHECK(st["husk"]["exit"]["reason"].str() == "output-limit");
+        CHECK((out.exit_code == 128 + SIGKILL || out.exit_code == 122));  // 122: it exited before the kill landed
+    }
     delete_and_check(sb, id);
 }
 
