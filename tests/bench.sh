@@ -135,8 +135,8 @@ if [ "$cpu_only" = no ]; then
         "$(ratio "$(med husk 1)" "$(med runc 1)")" "<= 0.25 (husk/runc)"
     row "\`--version\`, CPU ms (floor: /bin/true)" "$(med true 2)" "$(med runc-version 2)" - "$(med version 2)" \
         "$(ratio "$(med version 2)" "$(med true 2)")" "-"
-    # The wrapper's own cost: `runc-in-v2.sh --version` minus `runc --version` (mostly the mount namespace's
-    # teardown, which waits for RCU: wall time, hardly any CPU).
+    # The wrapper's own cost: `runc-in-v2.sh --version` minus `runc --version` (unshare, sh, a mount, and the
+    # mount namespace's teardown: mostly wall time, little CPU).
     minus() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a - b }'; }
     row "  in runc's figures: tests/runc-in-v2.sh, wall / CPU ms" - \
         "$(minus "$(med wrapped-version 1)" "$(med runc-version 1)") / $(minus "$(med wrapped-version 2)" "$(med runc-version 2)")" \
@@ -162,7 +162,7 @@ if [ "$cpu_only" = no ]; then
         done
     done
     per_s() { awk -v n=$((4 * small)) '{ ns += $1 } END { printf "%.1f", n / (ns / 1e9) }' "$work/cycles-$1.ns"; }
-    row "create+start+delete cycles/s, 2 callers" - "$(per_s r)" - "$(per_s h)" \
+    row "create, start, state, delete: cycles/s, 2 callers" - "$(per_s r)" - "$(per_s h)" \
         "$(ratio "$(per_s h)" "$(per_s r)")" ">= 3 (husk/runc)"
 
     # 3. 1000 stopped containers (`run --keep`: the record and its empty cgroup stay), then `state` of one and
@@ -208,8 +208,8 @@ if [ "$cpu_only" = no ]; then
             case $id in $1) awk '/^Private_Dirty:/ { print $2 }' "/proc/$pid/smaps_rollup" ;; esac
         done < "$work/monitors" | awk '{ s += $1; n++ } END { printf "%.0f", s / n }'
     }
-    row "monitor Private_Dirty KiB per live container (100 live)" - - - "$(private '*[13579]')" - "<= 512"
-    row "  the same with --output-limit --timeout --cpu-limit" - - - "$(private '*[02468]')" - "<= 512"
+    row "monitor Private_Dirty KiB, 100 live: plain (50)" - - - "$(private '*[13579]')" - "<= 512"
+    row "  with --output-limit --timeout --cpu-limit (50)" - - - "$(private '*[02468]')" - "<= 512"
     row "  CPU ticks of all 100 monitors over 2 s" - - - $((after - before)) - "-"
     for id in $(seq_ids live 100); do h delete --force "$id"; done
 
