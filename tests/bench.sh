@@ -42,6 +42,7 @@ command -v jq >/dev/null 2>&1 || missing="$missing jq"
 command -v stress-ng >/dev/null 2>&1 || missing="$missing stress-ng"
 if [ -n "$missing" ]; then
     echo "bench: installing$missing" >&2
+    # shellcheck disable=SC2086 # (a list of packages)
     apt-get install -y --no-install-recommends $missing >/dev/null
 fi
 rootfs=$top/bundles/busybox/rootfs
@@ -50,7 +51,7 @@ rootfs=$top/bundles/busybox/rootfs
 # Everything lives in $work; the roots below are the only state dirs used, and cleanup() deletes every
 # container in them (and its cgroup), stops stress-ng, and gives back what runc enabled in subtree_control.
 work=$(mktemp -d /tmp/husk-bench.XXXXXX)
-hroot=$work/husk-root rroot=$work/runc-root hog=
+hroot=$work/husk-root rroot=$work/runc-root hog='' bg_pids=''
 cgroup2=$(grep ' - cgroup2 ' /proc/self/mountinfo | head -n 1 | cut -d' ' -f5)
 controllers_before=$(cat "$cgroup2/cgroup.subtree_control" 2>/dev/null || true)
 h() { "$husk" --root "$hroot" "$@"; }
@@ -58,6 +59,7 @@ r() { "$here/runc-in-v2.sh" --root "$rroot" "$@"; }
 cleanup() {
     trap - EXIT INT TERM
     [ -z "$hog" ] || { kill -INT "$hog" 2>/dev/null; wait "$hog" 2>/dev/null; } || true
+    for pid in $bg_pids; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done || true
     for id in $(h list -q 2>/dev/null); do h delete --force "$id" >/dev/null 2>&1 || true; done
     for id in $(r list -q 2>/dev/null); do r delete --force "$id" >/dev/null 2>&1 || true; done
     for c in $(cat "$cgroup2/cgroup.subtree_control" 2>/dev/null || true); do
@@ -114,6 +116,15 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) p
 # seq_ids PREFIX COUNT: PREFIX-1 ... PREFIX-COUNT
 seq_ids() { awk -v p="$1" -v n="$2" 'BEGIN { for (i = 1; i <= n; i++) print p "-" i }'; }
 stopped() { "$@" 2>/dev/null | grep -q '"status": *"stopped"'; }
+# Two loops run at once: `LOOP ... & started` each, then `wait_bg MESSAGE` ends the bench with MESSAGE
+# if either failed (cleanup() stops them on the way out).
+started() { bg_pids="$bg_pids $!"; }
+wait_bg() {
+    ok=yes
+    for pid in $bg_pids; do wait "$pid" || ok=no; done
+    bg_pids=
+    [ "$ok" = yes ] || { echo "bench: $1" >&2; exit 1; }
+}
 
 if [ "$cpu_only" = no ]; then
     # 1. `run` of /bin/true: the floor (the same namespaces, nothing else), runc, husk; `--version` of husk and
@@ -148,16 +159,16 @@ if [ "$cpu_only" = no ]; then
         for id in $(seq_ids "cyc-$1-$2-$3" "$small"); do
             $1 create --bundle "$work/true" "$id" >/dev/null 2>&1 </dev/null
             $1 start "$id"
-            until stopped $1 state "$id"; do :; done
+            until stopped "$1" state "$id"; do :; done
             $1 delete "$id"
         done
     }
     for round in 1 2; do
         for rt in h r; do
             start=$(date +%s%N)
-            cycles $rt 1 $round & c1=$!
-            cycles $rt 2 $round & c2=$!
-            wait $c1 && wait $c2 || { echo "bench: the create/start/delete cycles of $rt failed" >&2; exit 1; }
+            cycles $rt 1 $round & started
+            cycles $rt 2 $round & started
+            wait_bg "the create/start/state/delete cycles ($rt) failed"
             echo $(($(date +%s%N) - start)) >> "$work/cycles-$rt.ns"
         done
     done
@@ -168,9 +179,9 @@ if [ "$cpu_only" = no ]; then
     # 3. 1000 stopped containers (`run --keep`: the record and its empty cgroup stay), then `state` of one and
     # `list`, interleaved with `husk --version` (state's yardstick).
     make_records() { for id in $(seq_ids "rec-$1" 500); do h run --keep --bundle "$work/true" "$id" >/dev/null </dev/null; done; }
-    make_records a & m1=$!
-    make_records b & m2=$!
-    wait $m1 && wait $m2 || { echo "bench: making 1000 stopped containers failed" >&2; exit 1; }
+    make_records a & started
+    make_records b & started
+    wait_bg "making 1000 stopped containers failed"
     i=0
     while [ "$i" -lt "$runs" ]; do
         i=$((i + 1))
@@ -182,9 +193,9 @@ if [ "$cpu_only" = no ]; then
         "$(ratio "$(med state 1)" "$(med version1000 1)")" "<= 1.5 (husk/floor)"
     row "\`list\` with 1000 containers, wall ms" - - - "$(med list 1)" - "<= 50 ms"
     drop_records() { for id in $(seq_ids "rec-$1" 500); do h delete "$id"; done; }
-    drop_records a & m1=$!
-    drop_records b & m2=$!
-    wait $m1 && wait $m2 || { echo "bench: deleting the stopped containers failed" >&2; exit 1; }
+    drop_records a & started
+    drop_records b & started
+    wait_bg "deleting the stopped containers failed"
 
     # 4. The monitor (DESIGN.md §3) of 100 live containers (sleep 600), every other one with the output pump,
     # a wall-time and a CPU-time limit: the average Private_Dirty of its smaps_rollup, and the CPU ticks all
@@ -205,6 +216,7 @@ if [ "$cpu_only" = no ]; then
     after=$(ticks)
     private() { # PATTERN: average Private_Dirty KiB of the monitors whose id matches
         while read -r id pid; do
+            # shellcheck disable=SC2254 # (PATTERN is a pattern)
             case $id in $1) awk '/^Private_Dirty:/ { print $2 }' "/proc/$pid/smaps_rollup" ;; esac
         done < "$work/monitors" | awk '{ s += $1; n++ } END { printf "%.0f", s / n }'
     }
@@ -267,6 +279,7 @@ row "  the same beside stress-ng --cpu 4" - - - "$(med cpu-stress 2) / $(peak cp
 # 7. The VM (TCG, pure cgroup v2): bench-guest.sh prints BENCHROW lines (microseconds); only lines of
 # exactly that shape count, anything else the guest says goes to stderr.
 host_seconds=$(($(date +%s) - bench_start))
+# shellcheck disable=SC2046 # (set -- $(vmrow KEY): numbers or "-", padded with "-" when a line is missing)
 if [ "$vm" = yes ]; then
     "$here/vm/install-deps.sh" >/dev/null
     vm_start=$(date +%s)
@@ -320,6 +333,7 @@ commit=$(git -C "$(dirname "$husk")" describe --always --dirty 2>/dev/null || ec
 buildtype=$(jq -r '.[] | select(.name == "buildtype") | .value' \
     "$(dirname "$(dirname "$(dirname "$husk")")")/meson-info/intro-buildoptions.json" 2>/dev/null || echo unknown)
 echo
+[ -z "${vm_seconds:-}" ] || in_vm=", $small in the VM (runc $(( small < 5 ? small : 5 )))"
 echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, Linux $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg);" \
-    "husk $commit ($buildtype build); timings: median of $runs ($small for the CPU budget, $small in the VM," \
-    "runc 5 there), A/B interleaved; host part $host_seconds s${vm_seconds:+, VM part $vm_seconds s}"
+    "husk $commit ($buildtype build); timings: median of $runs ($small for the CPU budget${in_vm:-})," \
+    "A/B interleaved; host part $host_seconds s${vm_seconds:+, VM part $vm_seconds s}"

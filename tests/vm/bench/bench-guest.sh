@@ -102,10 +102,11 @@ else
     echo "bench: no stress-ng in the guest: 4 shell busy loops instead" >&2
     hogs=
     stop=TERM  # background jobs of a script ignore SIGINT
-    for k in 1 2 3 4; do sh -c 'while :; do :; done' & hogs="$hogs $!"; done
+    for _ in 1 2 3 4; do sh -c 'while :; do :; done' & hogs="$hogs $!"; done
 fi
 sleep 1
 overshoot stress
+# shellcheck disable=SC2086 # (a list of pids)
 kill -$stop $hogs
 wait 2>/dev/null
 printf 'BENCHROW vm-cpu-idle %s %s\n' "$(median "$work/cpu-idle.us")" "$(peak "$work/cpu-idle.us")"
