@@ -31,6 +31,9 @@ husk=${1:-${HUSK_BINARY:-$top/build/src/cli/husk}}
 husk=$(cd "$(dirname "$husk")" && pwd)/$(basename "$husk")
 small=$(( runs < 20 ? runs : 20 ))
 bench_start=$(date +%s)
+# What is measured: the commit of its checkout as the bench starts, and when the binary was built (it may be older).
+commit=$(git -C "$(dirname "$husk")" describe --always --dirty 2>/dev/null || echo unknown)
+built=$(date -u -r "$husk" '+%Y-%m-%d %H:%M')
 
 # Tools: runc and crun from Debian, python3 for wait4's rusage, jq for the configs, busybox for the rootfs.
 missing=
@@ -226,19 +229,20 @@ if [ "$cpu_only" = no ]; then
     for id in $(seq_ids live 100); do h delete --force "$id"; done
 
     # 5. Output throughput: 1 GiB from busybox dd (64 KiB writes) through a pipe to cat, without a cap (the
-    # container writes the pipe) and with one (the monitor splices), interleaved, twice each.
-    flood() { # NAME ID [FLAGS...]
+    # container writes the pipe) and with one (the monitor splices), interleaved, 5 times each (it swings
+    # with the machine's load): MiB/s of the median run.
+    flood() { # NAME ID [FLAGS...]: appends "WALL_US 0" to $work/NAME.t
         name=$1 id=$2
         shift 2
         start=$(date +%s%N)
         h run --bundle "$work/flood" "$@" "$id" 2>/dev/null | cat > /dev/null
-        echo $(($(date +%s%N) - start)) >> "$work/$name.ns"
+        echo "$((($(date +%s%N) - start) / 1000)) 0" >> "$work/$name.t"
     }
-    for round in 1 2; do
+    for round in 1 2 3 4 5; do
         flood direct "flood-direct-$round"
         flood capped "flood-capped-$round" --output-limit 2GiB
     done
-    mibs() { awk '{ ns += $1 } END { printf "%.0f", 2048 / (ns / 1e9) }' "$work/$1.ns"; }
+    mibs() { awk -v ms="$(med "$1" 1)" 'BEGIN { printf "%.0f", 1024 / (ms / 1000) }'; }
     row "output MiB/s to a pipe, capped (floor: no cap)" "$(mibs direct)" - - "$(mibs capped)" \
         "$(ratio "$(mibs capped)" "$(mibs direct)")" ">= 0.9 (husk/floor)"
 fi
@@ -329,11 +333,10 @@ awk -F '\t' '
             print line
         }
     }' "$work/table"
-commit=$(git -C "$(dirname "$husk")" describe --always --dirty 2>/dev/null || echo unknown)
 buildtype=$(jq -r '.[] | select(.name == "buildtype") | .value' \
     "$(dirname "$(dirname "$(dirname "$husk")")")/meson-info/intro-buildoptions.json" 2>/dev/null || echo unknown)
 echo
 [ -z "${vm_seconds:-}" ] || in_vm=", $small in the VM (runc $(( small < 5 ? small : 5 )))"
 echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, Linux $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg);" \
-    "husk $commit ($buildtype build); timings: median of $runs ($small for the CPU budget${in_vm:-})," \
+    "husk at $commit ($buildtype build of $built); timings: median of $runs ($small for the CPU budget${in_vm:-})," \
     "A/B interleaved; host part $host_seconds s${vm_seconds:+, VM part $vm_seconds s}"
