@@ -1,15 +1,15 @@
 #!/bin/sh
-# Benchmark (not a test): N sequential `husk run` of /bin/true next to `runc run` of the same bundle,
-# interleaved, in one invocation. Prints the median wall time (ms) and the peak RSS (KiB, GNU time's
-# %M: the run command and the children it reaped) of each, and husk/runc ratios; the monitor's footprint and
-# output throughput; the CPU budget's overshoot, idle and beside stress-ng. Then, in a throw-away VM with a
-# pure cgroup v2 hierarchy (tests/vm/run-in-vm.sh), the same `run` with a 64 MiB memory limit for husk,
-# Debian's runc and Debian's crun, and the CPU budget's overshoot with the cpu controller
-# (tests/vm/bench/bench-guest.sh); -V skips the VM part, -c runs only the CPU budget's overshoot (host and VM).
-#   tests/bench.sh [-n N] [-V] [-c] [HUSK_BINARY] (default N=50; husk from $HUSK_BINARY or build/src/cli/husk,
-#                                                 the probe for the VM from the same build dir)
-# runc runs through tests/runc-in-v2.sh (a private mount namespace with a pure cgroup v2 view), so
-# neither runtime touches the host's cgroup v1 hierarchies.
+# Benchmark (not a test): issue #16's figures, each measured side by side in one run (timings A/B
+# interleaved), printed as ONE table: figure | floor | runc | crun (VM) | husk | ratio | goal, then a line
+# naming the date, the machine and husk's build. Checks nothing but that every run worked.
+#   tests/bench.sh [-n N] [-V] [-c] [HUSK_BINARY]
+#   -n N  runs per timing (default 50; 20 at most for the CPU budget and in the VM)
+#   -V    skip the VM part (tests/vm/run-in-vm.sh + tests/vm/bench/bench-guest.sh: pure cgroup v2, TCG)
+#   -c    only the CPU budget's overshoot (host, then VM unless -V)
+# husk comes from HUSK_BINARY or build/src/cli/husk; the VM takes the probe from $HUSK_PROBE or
+# build/tests/probe and caches its kernel in build/. runc runs through tests/runc-in-v2.sh (a private mount
+# namespace with a pure cgroup v2 view), so it never touches the host's cgroup v1 hierarchies; its figures
+# include that wrapper (a row of the table says how much).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,28 +29,42 @@ shift $((OPTIND - 1))
 husk=${1:-${HUSK_BINARY:-$top/build/src/cli/husk}}
 [ -x "$husk" ] || { echo "bench: husk binary not found at $husk (build it, or pass its path)" >&2; exit 1; }
 husk=$(cd "$(dirname "$husk")" && pwd)/$(basename "$husk")
+small=$(( runs < 20 ? runs : 20 ))
+bench_start=$(date +%s)
+# What is measured: the commit of its checkout as the bench starts, and when the binary was built (it may be older).
+commit=$(git -C "$(dirname "$husk")" describe --always --dirty 2>/dev/null || echo unknown)
+built=$(date -u -r "$husk" '+%Y-%m-%d %H:%M')
 
-# Tools: runc and GNU time (for %M) from Debian, jq to derive the bench config, busybox for the rootfs.
+# Tools: runc and crun from Debian, python3 for wait4's rusage, jq for the configs, busybox for the rootfs.
 missing=
 command -v runc >/dev/null 2>&1 || missing="$missing runc"
-[ -x /usr/bin/time ] || missing="$missing time"
+[ -x /usr/bin/python3 ] || missing="$missing python3-minimal"
 command -v jq >/dev/null 2>&1 || missing="$missing jq"
 [ -x /bin/busybox ] || missing="$missing busybox-static"
 [ "$vm" = no ] || command -v crun >/dev/null 2>&1 || missing="$missing crun"
 command -v stress-ng >/dev/null 2>&1 || missing="$missing stress-ng"
 if [ -n "$missing" ]; then
     echo "bench: installing$missing" >&2
+    # shellcheck disable=SC2086 # (a list of packages)
     apt-get install -y --no-install-recommends $missing >/dev/null
 fi
-
 rootfs=$top/bundles/busybox/rootfs
-[ -x "$rootfs/usr/bin/busybox" ] || "$top/bundles/build-rootfs.sh" "$rootfs"
+[ -x "$rootfs/usr/bin/busybox" ] || "$top/bundles/build-rootfs.sh" "$rootfs" >/dev/null
 
+# Everything lives in $work; the roots below are the only state dirs used, and cleanup() deletes every
+# container in them (and its cgroup), stops stress-ng, and gives back what runc enabled in subtree_control.
 work=$(mktemp -d /tmp/husk-bench.XXXXXX)
+hroot=$work/husk-root rroot=$work/runc-root hog='' bg_pids=''
 cgroup2=$(grep ' - cgroup2 ' /proc/self/mountinfo | head -n 1 | cut -d' ' -f5)
 controllers_before=$(cat "$cgroup2/cgroup.subtree_control" 2>/dev/null || true)
+h() { "$husk" --root "$hroot" "$@"; }
+r() { "$here/runc-in-v2.sh" --root "$rroot" "$@"; }
 cleanup() {
-    # runc enables every available controller in the v2 root's subtree_control; undo what it added.
+    trap - EXIT INT TERM
+    [ -z "$hog" ] || { kill -INT "$hog" 2>/dev/null; wait "$hog" 2>/dev/null; } || true
+    for pid in $bg_pids; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done || true
+    for id in $(h list -q 2>/dev/null); do h delete --force "$id" >/dev/null 2>&1 || true; done
+    for id in $(r list -q 2>/dev/null); do r delete --force "$id" >/dev/null 2>&1 || true; done
     for c in $(cat "$cgroup2/cgroup.subtree_control" 2>/dev/null || true); do
         case " $controllers_before " in
             *" $c "*) ;;
@@ -59,130 +73,201 @@ cleanup() {
     done
     rm -rf --one-file-system "$work"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
-mkdir -p "$work/bundle" "$work/husk-root" "$work/runc-root"
-jq --arg rootfs "$rootfs" '.process.args = ["/bin/true"] | .process.terminal = false | .root.path = $rootfs' \
-    "$top/bundles/busybox/config.json" > "$work/bundle/config.json"
+# Bundles: /bin/true (the runs), sleep (live containers), dd (the output pump), a busy loop (CPU budget).
+bundle() { # NAME JQ_FILTER
+    mkdir -p "$work/$1"
+    jq --arg rootfs "$rootfs" ".process.terminal = false | .root.path = \$rootfs | $2" \
+        "$top/bundles/busybox/config.json" > "$work/$1/config.json"
+}
+bundle true '.process.args = ["/bin/true"]'
+bundle sleep '.process.args = ["/bin/sleep", "600"]'
+bundle flood '.process.args = ["/bin/dd", "if=/dev/zero", "bs=65536", "count=16384"]'  # 1 GiB
+bundle busy '.process.args = ["/bin/sh", "-c", "while :; do :; done"]'
 
-# measure NAME RUN_COMMAND...: one timed run; appends microseconds and KiB to $work/NAME.{us,kib}.
-measure() {
+# timed NAME COMMAND...: runs COMMAND once (stdin and stdout /dev/null) and appends "WALL_US CPU_US" to
+# $work/NAME.t: the wall time from spawn to reaping, and the user+sys CPU time of COMMAND and of every
+# descendant reaped below it (wait4's rusage in microseconds; GNU time prints only 10 ms steps).
+timed() {
     name=$1
     shift
-    start=$(date +%s%N)
-    if ! /usr/bin/time -f %M -o "$work/rss" "$@" >/dev/null 2>"$work/err"; then
-        echo "bench: $name failed: $*" >&2
-        cat "$work/err" >&2
-        exit 1
-    fi
-    end=$(date +%s%N)
-    echo $(((end - start) / 1000)) >> "$work/$name.us"
-    tail -n 1 "$work/rss" >> "$work/$name.kib"
+    /usr/bin/python3 - "$@" >>"$work/$name.t" 2>"$work/err" <<'EOF' || { echo "bench: $name failed: $*" >&2; cat "$work/err" >&2; exit 1; }
+import os, signal, sys, time
+io = [(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0), (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0)]
+t0 = time.monotonic_ns()
+pid = os.posix_spawnp(sys.argv[1], sys.argv[1:], os.environ, file_actions=io, setsigdef=[signal.SIGPIPE])
+_, status, ru = os.wait4(pid, 0)
+t1 = time.monotonic_ns()
+if status:
+    sys.exit("exit status %d" % status)
+print((t1 - t0) // 1000, round((ru.ru_utime + ru.ru_stime) * 1e6))
+EOF
+}
+# med NAME FIELD: the median of column FIELD (1 wall, 2 CPU) of $work/NAME.t, in ms; "-" when not measured.
+med() {
+    [ -s "$work/$1.t" ] || { echo -; return; }
+    awk -v f="$2" '{ print $f }' "$work/$1.t" | sort -n |
+        awk '{ v[NR] = $1 } END { printf "%.2f", ((NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) / 1000 }'
+}
+# row FIGURE FLOOR RUNC CRUN HUSK RATIO GOAL: one line of the table ("-" for an empty cell).
+row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$work/table"; }
+# ratio A B: A/B, or "-" when either is missing.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f", a / b }'; }
+# seq_ids PREFIX COUNT: PREFIX-1 ... PREFIX-COUNT
+seq_ids() { awk -v p="$1" -v n="$2" 'BEGIN { for (i = 1; i <= n; i++) print p "-" i }'; }
+stopped() { "$@" 2>/dev/null | grep -q '"status": *"stopped"'; }
+# Two loops run at once: `LOOP ... & started` each, then `wait_bg MESSAGE` ends the bench with MESSAGE
+# if either failed (cleanup() stops them on the way out).
+started() { bg_pids="$bg_pids $!"; }
+wait_bg() {
+    ok=yes
+    for pid in $bg_pids; do wait "$pid" || ok=no; done
+    bg_pids=
+    [ "$ok" = yes ] || { echo "bench: $1" >&2; exit 1; }
 }
 
-median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-peak() { sort -n "$1" | tail -n 1; }
-
-# The runtimes side by side, then the monitor's footprint and throughput (skipped with -c).
 if [ "$cpu_only" = no ]; then
+    # 1. `run` of /bin/true: the floor (the same namespaces, nothing else), runc, husk; `--version` of husk and
+    # runc next to /bin/true (the cost of starting the binary), and the wrapper runc runs through.
     i=0
     while [ "$i" -lt "$runs" ]; do
         i=$((i + 1))
-        measure husk "$husk" --root "$work/husk-root" run --bundle "$work/bundle" "bench-husk-$i"
-        measure runc "$here/runc-in-v2.sh" --root "$work/runc-root" run --bundle "$work/bundle" "bench-runc-$i"
+        timed floor unshare -fpmiun --mount-proc true
+        timed runc "$here/runc-in-v2.sh" --root "$rroot" run --bundle "$work/true" "run-runc-$i"
+        timed husk "$husk" --root "$hroot" run --bundle "$work/true" "run-husk-$i"
+        timed true /bin/true
+        timed version "$husk" --version
+        timed runc-version runc --version
+        timed wrapped-version "$here/runc-in-v2.sh" --version
     done
+    row "\`run\` /bin/true, CPU ms (user+sys, whole tree)" "$(med floor 2)" "$(med runc 2)" - "$(med husk 2)" \
+        "$(ratio "$(med husk 2)" "$(med floor 2)")" "<= 1.3 (husk/floor)"
+    row "\`run\` /bin/true, wall ms" "$(med floor 1)" "$(med runc 1)" - "$(med husk 1)" \
+        "$(ratio "$(med husk 1)" "$(med runc 1)")" "<= 0.25 (husk/runc)"
+    row "\`--version\`, CPU ms (floor: /bin/true)" "$(med true 2)" "$(med runc-version 2)" - "$(med version 2)" \
+        "$(ratio "$(med version 2)" "$(med true 2)")" "-"
+    # The wrapper's own cost: `runc-in-v2.sh --version` minus `runc --version` (unshare, sh, a mount, and the
+    # mount namespace's teardown: mostly wall time, little CPU).
+    minus() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a - b }'; }
+    row "  in runc's figures: tests/runc-in-v2.sh, wall / CPU ms" - \
+        "$(minus "$(med wrapped-version 1)" "$(med runc-version 1)") / $(minus "$(med wrapped-version 2)" "$(med runc-version 2)")" \
+        - - - "-"
 
+    # 2. create + start + state until stopped + delete of /bin/true (containerd's sequence), by 2 callers at
+    # once, $small cycles each, husk and runc in turn, twice: cycles per second over both rounds.
+    cycles() { # RUNTIME_FUNCTION CALLER ROUND
+        for id in $(seq_ids "cyc-$1-$2-$3" "$small"); do
+            $1 create --bundle "$work/true" "$id" >/dev/null 2>&1 </dev/null
+            $1 start "$id"
+            until stopped "$1" state "$id"; do :; done
+            $1 delete "$id"
+        done
+    }
+    for round in 1 2; do
+        for rt in h r; do
+            start=$(date +%s%N)
+            cycles $rt 1 $round & started
+            cycles $rt 2 $round & started
+            wait_bg "the create/start/state/delete cycles ($rt) failed"
+            echo $(($(date +%s%N) - start)) >> "$work/cycles-$rt.ns"
+        done
+    done
+    per_s() { awk -v n=$((4 * small)) '{ ns += $1 } END { printf "%.1f", n / (ns / 1e9) }' "$work/cycles-$1.ns"; }
+    row "create, start, state, delete: cycles/s, 2 callers" - "$(per_s r)" - "$(per_s h)" \
+        "$(ratio "$(per_s h)" "$(per_s r)")" ">= 3 (husk/runc)"
 
-    husk_ms=$(median "$work/husk.us" | awk '{ printf "%.2f", $1 / 1000 }')
-    runc_ms=$(median "$work/runc.us" | awk '{ printf "%.2f", $1 / 1000 }')
-    husk_kib=$(peak "$work/husk.kib")
-    runc_kib=$(peak "$work/runc.kib")
+    # 3. 1000 stopped containers (`run --keep`: the record and its empty cgroup stay), then `state` of one and
+    # `list`, interleaved with `husk --version` (state's yardstick).
+    make_records() { for id in $(seq_ids "rec-$1" 500); do h run --keep --bundle "$work/true" "$id" >/dev/null </dev/null; done; }
+    make_records a & started
+    make_records b & started
+    wait_bg "making 1000 stopped containers failed"
+    i=0
+    while [ "$i" -lt "$runs" ]; do
+        i=$((i + 1))
+        timed version1000 "$husk" --version
+        timed state "$husk" --root "$hroot" state rec-a-250
+        timed list "$husk" --root "$hroot" list
+    done
+    row "\`state ID\` with 1000 containers, wall ms (floor: --version)" "$(med version1000 1)" - - "$(med state 1)" \
+        "$(ratio "$(med state 1)" "$(med version1000 1)")" "<= 1.5 (husk/floor)"
+    row "\`list\` with 1000 containers, wall ms" - - - "$(med list 1)" - "<= 50 ms"
+    drop_records() { for id in $(seq_ids "rec-$1" 500); do h delete "$id"; done; }
+    drop_records a & started
+    drop_records b & started
+    wait_bg "deleting the stopped containers failed"
 
-    echo "runs: $runs each, interleaved; bundle: bundles/busybox (/bin/true)"
-    printf '%-6s %14s %16s\n' runtime "median wall ms" "peak RSS KiB"
-    printf '%-6s %14s %16s\n' husk "$husk_ms" "$husk_kib"
-    printf '%-6s %14s %16s\n' runc "$runc_ms" "$runc_kib"
-    awk -v hm="$husk_ms" -v rm="$runc_ms" -v hk="$husk_kib" -v rk="$runc_kib" \
-        'BEGIN { printf "ratio husk/runc: wall %.2f, peak RSS %.2f\n", hm / rm, hk / rk }'
-
-    # The monitor (DESIGN.md §3): its private memory while a container idles, with and without the output pump,
-    # the CPU it uses meanwhile, and output throughput through a pipe with and without an output cap. `sync`
-    # first: a freshly linked binary's pages count as dirty until they are written back.
+    # 4. The monitor (DESIGN.md §3) of 100 live containers (sleep 600), every other one with the output pump,
+    # a wall-time and a CPU-time limit: the average Private_Dirty of its smaps_rollup, and the CPU ticks all
+    # of them use over 2 s. `sync` first: a freshly linked binary's pages count as dirty until written back.
     sync
-    idle_bundle() { # NAME [HUSK_FLAGS...] -> creates, starts, prints "private_dirty_kib rss_kib cpu_ticks_over_2s"
-        name=$1
-        shift
-        "$husk" --root "$work/husk-root" create --bundle "$work/idle" "$@" "$name" >/dev/null 2>&1 </dev/null
-        "$husk" --root "$work/husk-root" start "$name"
-        monitor=$(jq -r .monitorPid "$work/husk-root/$name/state.json")
-        sleep 0.5
-        ticks() { awk '{ print $14 + $15 }' "/proc/$monitor/stat"; }
-        before=$(ticks)
-        sleep 2
-        after=$(ticks)
-        awk -v t=$((after - before)) '/^Private_Dirty:/ { pd = $2 } /^Rss:/ { rss = $2 } END { print pd, rss, t }' \
-            "/proc/$monitor/smaps_rollup"
-        "$husk" --root "$work/husk-root" delete --force "$name"
+    for id in $(seq_ids live 100); do
+        case $id in
+            *[13579]) h create --bundle "$work/sleep" "$id" >/dev/null 2>&1 </dev/null ;;
+            *) h create --bundle "$work/sleep" --output-limit 1GiB --timeout 1h --cpu-limit 1h "$id" >/dev/null 2>&1 </dev/null ;;
+        esac
+        h start "$id"
+        echo "$id $(jq -r .monitorPid "$hroot/$id/state.json")" >> "$work/monitors"
+    done
+    sleep 0.5
+    ticks() { while read -r _ pid; do awk '{ print $14 + $15 }' "/proc/$pid/stat"; done < "$work/monitors" | awk '{ t += $1 } END { print t }'; }
+    before=$(ticks)
+    sleep 2
+    after=$(ticks)
+    private() { # PATTERN: average Private_Dirty KiB of the monitors whose id matches
+        while read -r id pid; do
+            # shellcheck disable=SC2254 # (PATTERN is a pattern)
+            case $id in $1) awk '/^Private_Dirty:/ { print $2 }' "/proc/$pid/smaps_rollup" ;; esac
+        done < "$work/monitors" | awk '{ s += $1; n++ } END { printf "%.0f", s / n }'
     }
-    mkdir -p "$work/idle" "$work/flood"
-    jq '.process.args = ["/bin/sleep", "30"]' "$work/bundle/config.json" > "$work/idle/config.json"
-    set -- $(idle_bundle bench-idle)
-    plain_pd=$1 plain_rss=$2 plain_ticks=$3
-    set -- $(idle_bundle bench-idle-cap --output-limit 1GiB --timeout 1h --cpu-limit 1h)
-    pump_pd=$1 pump_rss=$2 pump_ticks=$3
-    echo
-    echo "monitor of an idle container (sleep 30): Private_Dirty / Rss KiB, CPU ticks over 2 s"
-    printf '%-40s %8s %8s %6s\n' "" "PrivDirty" "Rss" "ticks"
-    printf '%-40s %8s %8s %6s\n' "plain" "$plain_pd" "$plain_rss" "$plain_ticks"
-    printf '%-40s %8s %8s %6s\n' "--output-limit --timeout --cpu-limit" "$pump_pd" "$pump_rss" "$pump_ticks"
+    row "monitor Private_Dirty KiB, 100 live: plain (50)" - - - "$(private '*[13579]')" - "<= 512"
+    row "  with --output-limit --timeout --cpu-limit (50)" - - - "$(private '*[02468]')" - "<= 512"
+    row "  CPU ticks of all 100 monitors over 2 s" - - - $((after - before)) - "-"
+    for id in $(seq_ids live 100); do h delete --force "$id"; done
 
-    flood_mib=1024
-    jq --arg n $((flood_mib * 16)) '.process.args = ["/bin/dd", "if=/dev/zero", "bs=65536", "count=" + $n]' \
-        "$work/bundle/config.json" > "$work/flood/config.json"
-    throughput() { # ID [HUSK_FLAGS...] -> MiB/s of `husk run` into a pipe read by cat
-        id=$1
-        shift
+    # 5. Output throughput: 1 GiB from busybox dd (64 KiB writes) through a pipe to cat, without a cap (the
+    # container writes the pipe) and with one (the monitor splices), interleaved, 5 times each (it swings
+    # with the machine's load): MiB/s of the median run.
+    flood() { # NAME ID [FLAGS...]: appends "WALL_US 0" to $work/NAME.t
+        name=$1 id=$2
+        shift 2
         start=$(date +%s%N)
-        "$husk" --root "$work/husk-root" run --bundle "$work/flood" "$@" "$id" 2>/dev/null | cat > /dev/null
-        end=$(date +%s%N)
-        awk -v mib=$flood_mib -v ns=$((end - start)) 'BEGIN { printf "%.0f", mib / (ns / 1e9) }'
+        h run --bundle "$work/flood" "$@" "$id" 2>/dev/null | cat > /dev/null
+        echo "$((($(date +%s%N) - start) / 1000)) 0" >> "$work/$name.t"
     }
-    direct=$(throughput bench-flood-direct)
-    pumped=$(throughput bench-flood-pumped --output-limit 2GiB)
-    echo
-    echo "output throughput, ${flood_mib} MiB from busybox dd (64 KiB writes) through a pipe to cat (MiB/s)"
-    printf '%-40s %8s\n' "no cap (the container writes the pipe)" "$direct"
-    printf '%-40s %8s\n' "--output-limit 2GiB (monitor splices)" "$pumped"
+    for round in 1 2 3 4 5; do
+        flood direct "flood-direct-$round"
+        flood capped "flood-capped-$round" --output-limit 2GiB
+    done
+    mibs() { awk -v ms="$(med "$1" 1)" 'BEGIN { printf "%.0f", 1024 / (ms / 1000) }'; }
+    row "output MiB/s to a pipe, capped (floor: no cap)" "$(mibs direct)" - - "$(mibs capped)" \
+        "$(ratio "$(mibs capped)" "$(mibs direct)")" ">= 0.9 (husk/floor)"
 fi
 
-# The CPU budget's precision (run.husk.cpu-limit): how far a busy loop gets past a 300 ms budget before the
-# kill lands, over up to 20 runs, on an idle machine and beside `stress-ng --cpu 4`. The budget counts from
-# exec, so the cgroup's usage_usec after create (init's setup) is subtracted from the final one. On this host
-# the budget rests on the monitor's timer alone (cpu.stat is a cgroup v2 core file; the cpu controller, which
-# the hold needs, is bound to cgroup v1 on a hybrid host).
-cpu_runs=$(( runs < 20 ? runs : 20 ))
-mkdir -p "$work/busy"
-jq '.process.args = ["/bin/sh", "-c", "while :; do :; done"]' "$work/bundle/config.json" > "$work/busy/config.json"
-overshoot() { # LABEL -> one line per run in $work/cpu-LABEL.us: microseconds past the budget
-    j=0
-    while [ "$j" -lt "$cpu_runs" ]; do
-        j=$((j + 1))
-        id=bench-cpu-$1-$j
-        h() { "$husk" --root "$work/husk-root" "$@"; }
+# 6. The CPU budget's precision (run.husk.cpu-limit): how far a busy loop gets past a 300 ms budget before
+# the kill lands, $small runs, idle and beside `stress-ng --cpu 4`. The budget counts from exec, so the
+# cgroup's usage_usec after create (init's setup) is subtracted. On this host the budget rests on the
+# monitor's timer alone (the cpu controller is bound to cgroup v1 on a hybrid host): husk(8) LIMITS bounds
+# the overshoot by the CPUs the container runs on times (10 ms + the monitor's wakeup latency).
+overshoot() { # LABEL -> one line per run in $work/cpu-LABEL.t: "0 microseconds past the budget"
+    for id in $(seq_ids "cpu-$1" "$small"); do
         h create --bundle "$work/busy" --cpu-limit 300ms "$id" >/dev/null 2>&1 </dev/null
         setup=$(awk '$1 == "usage_usec" { print $2 }' "$cgroup2$(h state "$id" | jq -r .husk.cgroupPath)/cpu.stat")
         h start "$id"
-        while [ "$(h state "$id" | jq -r .status)" != stopped ]; do sleep 0.05; done
-        h state "$id" > "$work/cpu-state"
-        h delete "$id"
+        until stopped h state "$id"; do sleep 0.05; done
+        h delete --print-state "$id" > "$work/cpu-state"
         if [ "$(jq -r .husk.exit.reason "$work/cpu-state")" != cpu-limit ]; then
             echo "bench: $id did not stop at its CPU budget:" >&2
             cat "$work/cpu-state" >&2
             exit 1
         fi
-        jq ".husk.usage.cpuUsec - $setup - 300000" "$work/cpu-state" >> "$work/cpu-$1.us"
+        echo "0 $(jq ".husk.usage.cpuUsec - $setup - 300000" "$work/cpu-state")" >> "$work/cpu-$1.t"
     done
 }
+peak() { awk '{ print $2 }' "$work/$1.t" | sort -n | tail -n 1 | awk '{ printf "%.2f", $1 / 1000 }'; }
 overshoot idle
 stress-ng --cpu 4 --timeout 600s >/dev/null 2>&1 &
 hog=$!
@@ -190,21 +275,68 @@ sleep 1
 overshoot stress
 kill -INT "$hog"  # stress-ng stops its workers on SIGINT (stress-ng(1))
 wait "$hog" 2>/dev/null || true
-ms() { awk '{ printf "%.1f", $1 / 1000 }'; }
-echo
-echo "CPU budget 300ms of a busy loop: CPU used from exec past the budget (ms), $cpu_runs runs each"
-printf '%-40s %8s %8s\n' "" median max
-printf '%-40s %8s %8s\n' "idle" "$(median "$work/cpu-idle.us" | ms)" "$(peak "$work/cpu-idle.us" | ms)"
-printf '%-40s %8s %8s\n' "beside stress-ng --cpu 4" "$(median "$work/cpu-stress.us" | ms)" \
-    "$(peak "$work/cpu-stress.us" | ms)"
+hog=
+bound="<= $(nproc) x (10 ms + wakeup)"
+row "CPU budget 300 ms overshoot ms, idle (median / max)" - - - "$(med cpu-idle 2) / $(peak cpu-idle)" - "$bound"
+row "  the same beside stress-ng --cpu 4" - - - "$(med cpu-stress 2) / $(peak cpu-stress)" - "$bound"
 
-# The VM: TCG is much slower than the host, so fewer runs; the guest prints its own table.
+# 7. The VM (TCG, pure cgroup v2): bench-guest.sh prints BENCHROW lines (microseconds); only lines of
+# exactly that shape count, anything else the guest says goes to stderr.
+host_seconds=$(($(date +%s) - bench_start))
+# shellcheck disable=SC2046 # (set -- $(vmrow KEY): numbers or "-", padded with "-" when a line is missing)
 if [ "$vm" = yes ]; then
     "$here/vm/install-deps.sh" >/dev/null
-    vm_runs=$(( runs < 20 ? runs : 20 ))
-    echo
-    HUSK_BINARY=$husk "$here/vm/run-in-vm.sh" --build "$(dirname "$(dirname "$(dirname "$husk")")")" \
-        --stage "$(command -v runc)" --stage "$(command -v crun)" --stage "$(command -v stress-ng)" \
-        --files "$here/vm/bench" \
-        -- sh bench-guest.sh "$vm_runs" "$([ "$cpu_only" = yes ] && echo cpu || echo all)"
+    vm_start=$(date +%s)
+    HUSK_BINARY=$husk HUSK_PROBE=${HUSK_PROBE:-$top/build/tests/probe} "$here/vm/run-in-vm.sh" --build "$top/build" \
+        --timeout 1800 --stage "$(command -v runc)" --stage "$(command -v crun)" --stage "$(command -v stress-ng)" \
+        --files "$here/vm/bench" -- sh bench-guest.sh "$small" "$([ "$cpu_only" = yes ] && echo cpu || echo all)" \
+        > "$work/vm.out" || { cat "$work/vm.out" >&2; echo "bench: the VM part failed" >&2; exit 1; }
+    vm_seconds=$(($(date +%s) - vm_start))
+    num='(-|-?[0-9]+)'
+    grep -Ev "^BENCHROW vm-[a-z-]+( $num)+\$" "$work/vm.out" >&2 || true
+    vmrow() { # KEY: the fields after the key, in ms
+        grep -E "^BENCHROW $1( $num)+\$" "$work/vm.out" | tail -n 1 |
+            awk '{ for (i = 3; i <= NF; i++) printf "%s%s", (i > 3 ? " " : ""), ($i == "-" ? "-" : sprintf("%.1f", $i / 1000)) }'
+    }
+    if [ "$cpu_only" = no ]; then
+        set -- $(vmrow vm-run) - - -
+        row "VM: \`run\` with memory.max 64 MiB, wall ms" - "$1" "$2" "$3" "$(ratio "$3" "$2")" "<= 0.8 (husk/crun)"
+        set -- $(vmrow vm-csd) - - -
+        row "VM: create, start, state, delete, wall ms" - "$1" "$2" "$3" "$(ratio "$3" "$2")" "<= 1.0 (husk/crun)"
+    fi
+    set -- $(vmrow vm-cpu-idle) - -
+    row "VM: CPU budget overshoot ms, idle (median / max)" - - - "$1 / $2" - "<= 1 ms + tick/CPU + TCG pauses"
+    set -- $(vmrow vm-cpu-stress) - -
+    row "  the same beside stress-ng --cpu 4" - - - "$1 / $2" - "<= 1 ms + tick/CPU + TCG pauses"
 fi
+
+# The table (Markdown, columns padded), then where and what was measured.
+echo
+awk -F '\t' '
+    BEGIN {
+        n = split("figure\tfloor\trunc\tcrun (VM)\thusk\tratio\tgoal", head, "\t")
+        for (c = 1; c <= n; c++) { cell[0, c] = head[c]; w[c] = length(head[c]) }
+    }
+    { for (c = 1; c <= n; c++) { cell[NR, c] = $c; if (length($c) > w[c]) w[c] = length($c) } }
+    END {  # the figure and goal columns flush left, the numbers flush right
+        for (r = 0; r <= NR; r++) {
+            line = "|"
+            for (c = 1; c <= n; c++) line = line sprintf(c == 1 || c == n ? " %-*s |" : " %*s |", w[c], cell[r, c])
+            print line
+            if (r > 0) continue
+            line = "|"
+            for (c = 1; c <= n; c++) {
+                d = ""
+                for (k = 0; k < w[c]; k++) d = d "-"
+                line = line (c == 1 || c == n ? ":" d "-|" : "-" d ":|")
+            }
+            print line
+        }
+    }' "$work/table"
+buildtype=$(jq -r '.[] | select(.name == "buildtype") | .value' \
+    "$(dirname "$(dirname "$(dirname "$husk")")")/meson-info/intro-buildoptions.json" 2>/dev/null || echo unknown)
+echo
+[ -z "${vm_seconds:-}" ] || in_vm=", $small in the VM (runc $(( small < 5 ? small : 5 )))"
+echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, Linux $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg);" \
+    "husk at $commit ($buildtype build of $built); timings: median of $runs ($small for the CPU budget${in_vm:-})," \
+    "A/B interleaved; host part $host_seconds s${vm_seconds:+, VM part $vm_seconds s}"

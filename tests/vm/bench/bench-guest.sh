@@ -1,16 +1,22 @@
 #!/bin/sh
-# The in-VM half of tests/bench.sh: N interleaved `run` of /bin/true with a 64 MiB memory limit, by husk,
-# runc and crun (Debian's, staged with run-in-vm.sh --stage), on the guest's pure cgroup v2 hierarchy.
-# Prints the median wall time of each, then the CPU budget's overshoot. Runs in the guest:
-# sh bench-guest.sh N [all|cpu]   (cpu: the CPU budget's overshoot only)
+# The in-VM half of tests/bench.sh, on the guest's pure cgroup v2 hierarchy, with husk, runc and crun
+# (Debian's, staged with run-in-vm.sh --stage); every runtime reads the same bundle (/bin/true, a 64 MiB
+# memory limit). Runs in the guest:  sh bench-guest.sh N [all|cpu]   (cpu: the CPU budget's overshoot only)
+# It prints one machine-readable line per figure for the host to fold into its table, in microseconds:
+#   BENCHROW vm-run RUNC CRUN HUSK        median wall of `run`, N runs interleaved (runc: the first 5)
+#   BENCHROW vm-csd RUNC CRUN HUSK        median wall of create, start, state until stopped, delete
+#   BENCHROW vm-cpu-idle MEDIAN MAX       the CPU budget's overshoot, idle
+#   BENCHROW vm-cpu-stress MEDIAN MAX     the same beside stress-ng --cpu 4 (or 4 shell busy loops)
+# ("-" for a runtime that is not there). The lines cross a serial port: each is written whole, in one
+# printf, and the host takes only lines that match this shape exactly; anything else is a message.
 set -u
 runs=${1:-20}
 part=${2:-all}
 work=$(mktemp -d /tmp/bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-# One bundle per runtime: the example config with /bin/true, a memory limit, no terminal, and (for crun
-# 1.8, which refuses newer versions) ociVersion 1.0.2. Every runtime reads the same rootfs.
+# The bundle: the example config with /bin/true, a memory limit, no terminal, and (for crun 1.8, which
+# refuses newer versions) ociVersion 1.0.2.
 make_bundle() { # DIR
     mkdir -p "$1"
     awk '
@@ -26,41 +32,43 @@ make_bundle() { # DIR
 }
 make_bundle "$work/bundle"
 
-# measure NAME COMMAND...: one run, microseconds appended to $work/NAME.us.
+fail() { echo "bench: $*" >&2; cat "$work/err" >&2; exit 1; }
+quiet() { "$@" >/dev/null 2>"$work/err" </dev/null; }
+stopped() { "$1" --root "$work/root-$1" state "$2" 2>/dev/null | grep -q '"status": *"stopped"'; }
+# cycle RUNTIME ID: what containerd does, one verb per call: create, start, state until it has stopped, delete.
+cycle() {
+    quiet "$1" --root "$work/root-$1" create --bundle "$work/bundle" "$2" || fail "$1 create $2 failed"
+    quiet "$1" --root "$work/root-$1" start "$2" || fail "$1 start $2 failed"
+    until stopped "$1" "$2"; do :; done
+    quiet "$1" --root "$work/root-$1" delete "$2" || fail "$1 delete $2 failed"
+}
+# measure NAME COMMAND...: one run, its wall time in microseconds appended to $work/NAME.us.
 measure() {
     name=$1
     shift
     start=$(probe now)
-    if ! "$@" >/dev/null 2>"$work/err"; then
-        echo "bench: $name failed: $*" >&2
-        cat "$work/err" >&2
-        exit 1
-    fi
+    "$@" >/dev/null </dev/null || { echo "bench: $name failed: $*" >&2; exit 1; }
     end=$(probe now)
     echo $((end - start)) >> "$work/$name.us"
 }
+median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+peak() { sort -n "$1" | tail -n 1; }
+figure() { if [ -s "$work/$1.us" ]; then median "$work/$1.us"; else echo -; fi; }
 
-median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 if [ "$part" = all ]; then
-    runtimes="husk"
+    runtimes=husk
     for r in runc crun; do command -v "$r" >/dev/null 2>&1 && runtimes="$runtimes $r"; done
     i=0
     while [ "$i" -lt "$runs" ]; do
         i=$((i + 1))
-        for r in $runtimes; do
-            measure "$r" "$r" --root "$work/root-$r" run --bundle "$work/bundle" "bench-$r-$i"
-        done
+        # runc takes seconds per call under TCG: its figures come from the first 5 rounds only.
+        [ "$i" -le 5 ] || runtimes=$(echo "$runtimes" | sed 's/ runc//')
+        for r in $runtimes; do measure "run-$r" "$r" --root "$work/root-$r" run --bundle "$work/bundle" "run-$r-$i"; done
+        for r in $runtimes; do measure "csd-$r" cycle "$r" "csd-$r-$i"; done
     done
-
-    echo "in the VM (TCG, pure cgroup v2), memory.limit 64 MiB, runs: $runs each, interleaved"
-    printf '%-6s %14s\n' runtime "median wall ms"
-    for r in $runtimes; do
-        printf '%-6s %14s\n' "$r" "$(median "$work/$r.us" | awk '{ printf "%.1f", $1 / 1000 }')"
-    done
+    printf 'BENCHROW vm-run %s %s %s\n' "$(figure run-runc)" "$(figure run-crun)" "$(figure run-husk)"
+    printf 'BENCHROW vm-csd %s %s %s\n' "$(figure csd-runc)" "$(figure csd-crun)" "$(figure csd-husk)"
 fi
-
-peak() { sort -n "$1" | tail -n 1; }
-ms() { awk '{ printf "%.1f", $1 / 1000 }'; }
 
 # The CPU budget's precision with the cpu controller (the kernel holds the container to what is left, see
 # husk(8) LIMITS): how far a busy loop gets past a 300 ms budget, idle and beside `stress-ng --cpu 4` (staged
@@ -87,22 +95,19 @@ overshoot() { # LABEL -> one line per run in $work/cpu-LABEL.us: microseconds pa
 }
 overshoot idle
 if command -v stress-ng >/dev/null 2>&1; then
-    hog_name="stress-ng --cpu 4"
     stress-ng --cpu 4 --timeout 600s >/dev/null 2>&1 &
     hogs=$!
     stop=INT  # stress-ng stops its workers on SIGINT (stress-ng(1))
 else
-    hog_name="4 shell busy loops"
+    echo "bench: no stress-ng in the guest: 4 shell busy loops instead" >&2
     hogs=
     stop=TERM  # background jobs of a script ignore SIGINT
-    for k in 1 2 3 4; do sh -c 'while :; do :; done' & hogs="$hogs $!"; done
+    for _ in 1 2 3 4; do sh -c 'while :; do :; done' & hogs="$hogs $!"; done
 fi
 sleep 1
 overshoot stress
+# shellcheck disable=SC2086 # (a list of pids)
 kill -$stop $hogs
 wait 2>/dev/null
-echo
-echo "in the VM, CPU budget 300ms of a busy loop: CPU used from exec past the budget (ms), $runs runs each"
-printf '%-40s %8s %8s\n' "" median max
-printf '%-40s %8s %8s\n' "idle" "$(median "$work/cpu-idle.us" | ms)" "$(peak "$work/cpu-idle.us" | ms)"
-printf '%-40s %8s %8s\n' "beside $hog_name" "$(median "$work/cpu-stress.us" | ms)" "$(peak "$work/cpu-stress.us" | ms)"
+printf 'BENCHROW vm-cpu-idle %s %s\n' "$(median "$work/cpu-idle.us")" "$(peak "$work/cpu-idle.us")"
+printf 'BENCHROW vm-cpu-stress %s %s\n' "$(median "$work/cpu-stress.us")" "$(peak "$work/cpu-stress.us")"
