@@ -9,6 +9,7 @@
 #include <cerrno>
 
 #include "base/sys.hpp"
+#include "base/trace.hpp"
 #include "husk/unique_fd.hpp"
 
 extern char** environ;
@@ -33,6 +34,7 @@ Result<void> reexec_from_readonly_self(char** argv) {
     if (sys::mount_setattr(tree.get(), "", AT_EMPTY_PATH, &attr) != 0)
         return fail(Error::sys(errno, "mount_setattr MOUNT_ATTR_RDONLY", "/proc/self/exe").context(what));
     // The new process's exe is the file as reached through this mount; the mount lives as long as that.
+    trace::mark("re-exec");
     ::syscall(SYS_execveat, tree.get(), "", argv, environ, AT_EMPTY_PATH);
     return fail(Error::sys(errno, "execveat", "/proc/self/exe").context(what));
 }

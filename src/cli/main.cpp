@@ -8,6 +8,7 @@
 #include <string>
 
 #include "base/readonly_self.hpp"
+#include "base/trace.hpp"
 #include "cli/cli.hpp"
 
 namespace husk::cli {
@@ -63,6 +64,15 @@ int find_verb(int argc, char** argv) {
     return argc;
 }
 
+// The first code husk runs, from the executable's .preinit_array: after the dynamic loader, before the
+// libraries' static initialisers and main.
+void before_libraries(int, char**, char** envp) noexcept {
+    husk::trace::start(envp);
+    husk::trace::mark("loaded");
+}
+
+__attribute__((section(".preinit_array"), used)) void (*const preinit)(int, char**, char**) = before_libraries;
+
 Result<Globals> read_globals(const po::variables_map& vm) {
     Globals g;
     g.runtime.root = vm["root"].as<std::string>();
@@ -89,6 +99,7 @@ Result<Globals> read_globals(const po::variables_map& vm) {
 
 int main(int argc, char** argv) {
     using namespace husk::cli;
+    husk::trace::mark("main");
     int verb_index = find_verb(argc, argv);
     po::options_description options = global_options();
     po::variables_map vm;
@@ -134,6 +145,7 @@ int main(int argc, char** argv) {
     std::string command_line = name;
     for (const auto& arg : args) command_line += " " + arg;
     debug(*globals, "husk " + command_line + " (root " + globals->runtime.root + ")");
+    husk::trace::mark("parsed");
     for (const Verb& verb : verbs())
         if (name == verb.name) return verb.main(*globals, args);
     report(*globals, "", husk::Error::msg("unknown command \"" + name + "\"; run 'husk --help'"));
