@@ -1,5 +1,6 @@
 #include "base/trace.hpp"
 
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,7 +34,14 @@ void start(char** envp) noexcept {
 bool enabled() noexcept { return on; }
 
 void mark(const char* phase) noexcept {
-    if (on) mark(phase, ::getpid());
+    if (!on) return;
+    // A reader of stderr that went away must not end husk half-way (SIGPIPE), as with its messages (cli/log.cpp).
+    // Not in init (the other overload): a seccomp filter may deny sigaction there.
+    struct sigaction ignore {}, previous {};
+    ignore.sa_handler = SIG_IGN;
+    ::sigaction(SIGPIPE, &ignore, &previous);
+    mark(phase, ::getpid());
+    ::sigaction(SIGPIPE, &previous, nullptr);
 }
 
 void mark(const char* phase, int pid) noexcept {

@@ -10,7 +10,7 @@ namespace husk::trace {
 // Reads HUSK_TRACE once; called first thing in the process (before main, see cli/main.cpp).
 void start(char** envp) noexcept;
 bool enabled() noexcept;
-// phase: a string literal, printed as given, after getpid().
+// phase: a string literal, printed as given, after getpid(); SIGPIPE is ignored for the write.
 void mark(const char* phase) noexcept;
 // With the pid given: for the container's init, which may run under a seccomp filter that denies getpid.
 void mark(const char* phase, int pid) noexcept;
