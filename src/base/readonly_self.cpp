@@ -9,9 +9,8 @@
 #include <cerrno>
 
 #include "base/sys.hpp"
+#include "base/trace.hpp"
 #include "husk/unique_fd.hpp"
-
-extern char** environ;
 
 namespace husk {
 
@@ -23,7 +22,7 @@ Result<bool> own_binary_is_readonly() {
     return (fs.f_flag & ST_RDONLY) != 0;
 }
 
-Result<void> reexec_from_readonly_self(char** argv) {
+Result<void> reexec_from_readonly_self(char** argv, char** envp) {
     if (TRY(own_binary_is_readonly())) return {};
     const char* what = "protect husk's binary from the container (CVE-2019-5736)";
     UniqueFd tree(sys::open_tree(AT_FDCWD, "/proc/self/exe", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC));
@@ -33,7 +32,8 @@ Result<void> reexec_from_readonly_self(char** argv) {
     if (sys::mount_setattr(tree.get(), "", AT_EMPTY_PATH, &attr) != 0)
         return fail(Error::sys(errno, "mount_setattr MOUNT_ATTR_RDONLY", "/proc/self/exe").context(what));
     // The new process's exe is the file as reached through this mount; the mount lives as long as that.
-    ::syscall(SYS_execveat, tree.get(), "", argv, environ, AT_EMPTY_PATH);
+    trace::mark("re-exec");
+    ::syscall(SYS_execveat, tree.get(), "", argv, envp, AT_EMPTY_PATH);
     return fail(Error::sys(errno, "execveat", "/proc/self/exe").context(what));
 }
 

@@ -15,6 +15,8 @@ Result<bool> own_binary_is_readonly();
 // Unless own_binary_is_readonly(): re-executes /proc/self/exe with the same argv and environment from a
 // detached, read-only bind mount of the file (open_tree OPEN_TREE_CLONE + mount_setattr MOUNT_ATTR_RDONLY +
 // execveat AT_EMPTY_PATH). No copy: the mount shares the inode. Returns only on error (fail closed).
-Result<void> reexec_from_readonly_self(char** argv);
+// envp is given, not taken from environ: before the C library's own initialisation (cli/main.cpp's
+// before_libraries) environ is not set yet.
+Result<void> reexec_from_readonly_self(char** argv, char** envp);
 
 }  // namespace husk

@@ -2,12 +2,14 @@
 // them); each verb parses its own flags in its own file.
 #include <fcntl.h>
 #include <seccomp.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "base/readonly_self.hpp"
+#include "base/trace.hpp"
 #include "cli/cli.hpp"
 
 namespace husk::cli {
@@ -51,17 +53,43 @@ void print_version() {
 }
 
 // Index of the verb in argv: the first word that is neither an option nor the value of a global option that
-// takes one (`--root DIR` as well as `--root=DIR`).
-int find_verb(int argc, char** argv) {
+// takes one (`--root DIR` as well as `--root=DIR`). C strings only: it also runs before main (below).
+int find_verb(int argc, char** argv) noexcept {
+    static constexpr const char* with_value[] = {"--root", "--log", "--log-format", "--cgroup-manager", "--criu",
+                                                 "--rootless", "--message-fd"};
     for (int i = 1; i < argc; ++i) {
-        std::string arg = argv[i];
-        if (arg.empty() || arg[0] != '-') return i;
-        bool takes_value = arg == "--root" || arg == "--log" || arg == "--log-format" || arg == "--cgroup-manager" ||
-                           arg == "--criu" || arg == "--rootless" || arg == "--message-fd";
-        if (takes_value) ++i;
+        const char* arg = argv[i];
+        if (arg[0] != '-') return i;
+        for (const char* option : with_value)
+            if (std::strcmp(arg, option) == 0) {
+                ++i;
+                break;
+            }
     }
     return argc;
 }
+
+// create, run, sandbox and exec leave husk processes where a container can see them (init or the exec'd
+// process before execve, the monitor in a shared pid namespace, `husk exec` itself while it waits): those
+// must not run from a writable binary (CVE-2019-5736, which attacked runc through exec). The other verbs only
+// read or signal a container from the host and run from wherever husk was started.
+bool runs_where_a_container_sees_it(const char* verb) noexcept {
+    for (const char* name : {"create", "run", "sandbox", "exec"})
+        if (std::strcmp(verb, name) == 0) return true;
+    return false;
+}
+
+// The first code husk runs, from the executable's .preinit_array: after the dynamic loader, before the
+// libraries' static initialisers and main. The re-exec happens here, so the process that is thrown away
+// pays for neither. If it fails, main tries again and reports the error (fail closed).
+void before_libraries(int argc, char** argv, char** envp) noexcept {
+    husk::trace::start(envp);
+    husk::trace::mark("loaded");
+    int verb = find_verb(argc, argv);
+    if (verb < argc && runs_where_a_container_sees_it(argv[verb])) (void)husk::reexec_from_readonly_self(argv, envp);
+}
+
+__attribute__((section(".preinit_array"), used)) void (*const preinit)(int, char**, char**) = before_libraries;
 
 Result<Globals> read_globals(const po::variables_map& vm) {
     Globals g;
@@ -89,6 +117,7 @@ Result<Globals> read_globals(const po::variables_map& vm) {
 
 int main(int argc, char** argv) {
     using namespace husk::cli;
+    husk::trace::mark("main");
     int verb_index = find_verb(argc, argv);
     po::options_description options = global_options();
     po::variables_map vm;
@@ -122,11 +151,9 @@ int main(int argc, char** argv) {
         return report(fallback, "", globals.error());
     }
     std::string name = argv[verb_index];
-    // create, run, sandbox and exec leave husk processes where a container can see them (init or the exec'd
-    // process before execve, the monitor in a shared pid namespace, `husk exec` itself while it waits): those
-    // must not run from a writable binary (CVE-2019-5736, which attacked runc through exec).
-    if (name == "create" || name == "run" || name == "sandbox" || name == "exec") {
-        if (auto r = husk::reexec_from_readonly_self(argv); !r) return report(*globals, name, r.error());
+    // Done before main already (before_libraries); again here only to report why it failed.
+    if (runs_where_a_container_sees_it(name.c_str())) {
+        if (auto r = husk::reexec_from_readonly_self(argv, environ); !r) return report(*globals, name, r.error());
     }
     // Inherited across the re-exec above; from here on, not by anything husk starts (hooks, the container).
     if (vm.count("message-fd") && vm["message-fd"].as<int>() > 2) ::fcntl(vm["message-fd"].as<int>(), F_SETFD, FD_CLOEXEC);
@@ -134,6 +161,7 @@ int main(int argc, char** argv) {
     std::string command_line = name;
     for (const auto& arg : args) command_line += " " + arg;
     debug(*globals, "husk " + command_line + " (root " + globals->runtime.root + ")");
+    husk::trace::mark("parsed");
     for (const Verb& verb : verbs())
         if (name == verb.name) return verb.main(*globals, args);
     report(*globals, "", husk::Error::msg("unknown command \"" + name + "\"; run 'husk --help'"));

@@ -16,6 +16,7 @@
 #include "container/launch.hpp"
 #include "base/fs.hpp"
 #include "base/sys.hpp"
+#include "base/trace.hpp"
 #include "monitor/monitor_process.hpp"
 #include "process/sync.hpp"
 
@@ -75,6 +76,7 @@ void drop_lock_reference(int lock_fd) {
     // Create commits only after it recorded init: until its byte arrives, init belongs to nobody else.
     char committed = 0;
     if (!sent || ::read(report, &committed, 1) != 1 || committed != 'c') abandon(*spawned, parent);
+    trace::mark("monitor: watching");
     monitor::run_monitor(container::monitor_plan(launch), std::move(*spawned),
                            parent == process::Parent::spawner ? monitor::Role::parent : monitor::Role::watcher,
                            report, std::move(launch.output), std::move(caller));
@@ -121,6 +123,7 @@ Result<void> create_container(const Runtime& runtime, const CreateOptions& optio
         return fail_msg("the container monitor exited before create finished");
     }
     launch->commit();
+    trace::mark("committed");
     return {};
 }
 

@@ -17,6 +17,7 @@
 #include "base/procfs.hpp"
 #include "hooks/hooks.hpp"
 #include "base/time.hpp"
+#include "base/trace.hpp"
 #include "container/observe.hpp"
 #include "container/record_cgroup.hpp"
 #include "spec/validate.hpp"
@@ -80,6 +81,7 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     auto owned = std::make_unique<Launch>();
     Launch& launch = *owned;
     launch.bundle = TRY(load_bundle(options));
+    trace::mark("config loaded");
     const spec::Spec& spec = launch.bundle.spec;
     const spec::HuskAnnotations& husk = launch.bundle.husk;
     launch.policy = monitor::stop_policy(husk);
@@ -106,6 +108,7 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
         spec, process::PlanOptions{launch.bundle.rootfs, launch.bundle.dir, options.no_pivot, options.preserve_fds,
                                    husk.seccomp_skip_unknown, husk.init, husk.root_tmpfs}));
     launch.buffers = std::make_unique<process::ChildBuffers>();
+    trace::mark("plans prepared");
     if (!options.console_socket.empty()) launch.console_socket = TRY(connect_console_socket(options.console_socket));
 
     // The first record, written before anything it names exists: the cgroup path create is about to make and
@@ -134,6 +137,7 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
 
     // Everything above only read and checked; from here on things exist and the destructor rolls them back.
     launch.dir.emplace(TRY(state::StateDir::create(runtime.root, id, &r)));
+    trace::mark("state dir");
     TRY(write_file_atomic(launch.dir->fd(), "config.json", launch.bundle.config_text));
     // Present while every kill request is in state.json; `kill` unlinks it when it cannot record one (a full
     // state filesystem), which needs no space, and the monitor then does not claim who sent the signal.
@@ -143,6 +147,7 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     // O_RDWR never blocks on a fifo and keeps a reader alive, so `start` can write without waiting.
     launch.exec_fifo = TRY(open_fd_at(launch.dir->fd(), state::StateDir::exec_fifo, O_RDWR));
     if (!cgroup_plan.disabled()) launch.cgroup.emplace(TRY(cgroup::create_cgroup(cgroup_plan)));
+    trace::mark("cgroup");
     if (auto checked = monitor::check_limits(launch.policy, launch.cgroup ? &*launch.cgroup : nullptr); !checked) {
         // A tenant's CPU ceiling gives every run a CPU budget: say where it came from (fail closed: a charge
         // that cannot be measured is not taken on trust).

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "base/time.hpp"
+#include "base/trace.hpp"
 #include "monitor/caller_watch.hpp"
 #include "monitor/json_lines.hpp"
 #include "container/launch.hpp"
@@ -92,7 +93,9 @@ Result<RunOutcome> run_foreground(const Runtime& runtime, const RunOptions& opti
             return std::unexpected(started.error());
         }
         outcome.warnings = std::move(*started);
+        trace::mark("started");
         auto status = monitor::wait_for_exit(spawned.pidfd.get(), wait);
+        trace::mark("exited");
         monitor::ExitStatus exit = status ? *status : monitor::ExitStatus{};
         progress.verdict.wall_time =
             std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - begun);
@@ -108,11 +111,13 @@ Result<RunOutcome> run_foreground(const Runtime& runtime, const RunOptions& opti
         progress.verdict.status = outcome.exit_code;
         progress.decided = true;
         outcome.failure = exit.exec_error;
+        trace::mark("recorded");
     }
     if (!options.keep) {
         auto deleted = delete_container(runtime, options.create.id, true);
         if (!deleted) return std::unexpected(deleted.error());
         outcome.warnings.insert(outcome.warnings.end(), deleted->begin(), deleted->end());
+        trace::mark("deleted");
     }
     return outcome;
 }

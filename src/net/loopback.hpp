@@ -19,10 +19,11 @@ struct LoopbackPlan {
     std::uint32_t sequence = 0;
 };
 
-// Builds the request with libmnl's nlmsg/attr helpers, which write into the caller's buffer.
+// Builds the request: one fixed layout (a header, the link message, the name attribute), so no netlink
+// library is needed and husk links statically (docs/ARCHITECTURE.md "Linking").
 Result<LoopbackPlan> prepare_loopback();
 
-// Opens a NETLINK_ROUTE socket (raw socket(2): mnl_socket_open allocates), sends the request and checks
+// Opens a NETLINK_ROUTE socket (raw socket(2), no allocation), sends the request and checks
 // the kernel's acknowledgement. Must run inside the container's network namespace.
 Result<void> apply_loopback_up(const LoopbackPlan& plan) noexcept;
 

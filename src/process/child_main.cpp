@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/trace.hpp"
 #include "process/child_steps.hpp"
 #include "process/sync.hpp"
 
@@ -61,6 +62,9 @@ Result<void> wait_for_start(int fifo) noexcept {
     if (fds.close_first != nullptr)
         for (int fd : *fds.close_first) ::close(fd);
     if (auto go = receive_message(sync); !go || go->type != SyncType::go) ::_exit(1);
+    // Under HUSK_TRACE only: the filter loaded below may deny getpid.
+    const int traced = trace::enabled() ? ::getpid() : 0;
+    trace::mark("init: go", traced);
 
     // 1. Join namespaces given by path; user first (config-linux.md "Namespaces").
     step(sync, "namespaces", ns::apply_namespaces(plan.namespaces));
@@ -77,10 +81,12 @@ Result<void> wait_for_start(int fifo) noexcept {
         step(sync, "domainname",
              check(::setdomainname(exec.domainname.data(), exec.domainname.size()), "setdomainname"));
     if (plan.namespaces.new_net) step(sync, "loopback", net::apply_loopback_up(plan.loopback));
+    trace::mark("init: namespaces, hostname, loopback", traced);
     // 4. Mounts: propagation, rootfs bind, config.md "Mounts" in order, /dev, linux.devices.
     step(sync, "rootfs", mnt::apply_mounts(plan.rootfs, mnt::TreeSource{request_bind_tree, &sync}));
     // 5. prestart + createRuntime hooks run in the parent now (runtime.md "Lifecycle" steps 5-6); we get the
     //    state JSON for our own hooks back, then run createContainer hooks before pivot_root.
+    trace::mark("init: mounts", traced);
     step(sync, "sync", send_message(sync, SyncType::hooks_request));
     auto done = receive_message(sync, nullptr, buffers.state_json.data(), buffers.state_json.size());
     if (!done || done->type != SyncType::hooks_done) ::_exit(1);
@@ -95,12 +101,14 @@ Result<void> wait_for_start(int fifo) noexcept {
     const int status_fd = ::open("/proc/self/status", O_RDONLY | O_CLOEXEC);
     if (status_fd < 0) step(sync, "posture", check(-1, "open", "/proc/self/status"));
     step(sync, "pivot root", mnt::apply_pivot(plan.rootfs));
+    trace::mark("init: pivot_root", traced);
     // 7. The console comes after the user's mounts and before the rootfs is made read-only.
     if (exec.terminal) step(sync, "console", setup_console(plan, sync));
     // 8. sysctl through the container's own /proc (config-linux.md "Sysctl").
     step(sync, "sysctl", sysctl::apply_sysctl(plan.sysctl));
     // 9. readonlyPaths, maskedPaths, read-only root (runc's order).
     step(sync, "rootfs", mnt::apply_finalize(plan.rootfs));
+    trace::mark("init: masks, read-only paths", traced);
     // 10. rlimits while we still hold CAP_SYS_RESOURCE.
     step(sync, "rlimits", rlimit::apply_rlimits(plan.rlimits));
     // 11. cwd, inside the new root.
@@ -136,10 +144,12 @@ Result<void> wait_for_start(int fifo) noexcept {
         executable = confine_for_exec(plan, fds, sync, landlock_abi);
         if (plan.seccomp) filter = &*plan.seccomp;
     }
+    trace::mark("init: credentials, confinement", traced);
     // 16. The verified posture, then created: wait until `husk start` writes to the exec fifo.
     confined_step(sync, filter, "posture", steps::report_posture(sync, status_fd, landlock_abi));
     confined_step(sync, filter, "sync", write_message(sync, SyncType::created));
     confined_step(sync, filter, "start", wait_for_start(fds.exec_fifo));
+    trace::mark("init: started", traced);
     // 17. startContainer hooks, then the workload. `husk start` waits until we let go of exec.fifo (it is
     //     close-on-exec); a byte written back first tells it the workload was not executed.
     if (auto r = hooks::apply_child_hooks(plan.start_container_hooks, created_state, created_length); !r) {
@@ -152,6 +162,7 @@ Result<void> wait_for_start(int fifo) noexcept {
     //     Every signal is blocked first, and stays blocked across execveat until husk-init waits for them:
     //     `start` returns once we exec, and a `husk kill` right then would otherwise meet pid 1 without a
     //     handler, where the kernel drops it (pid_namespaces(7)). Blocked, it waits to be forwarded.
+    trace::mark("init: exec", traced);
     const char* operation = "exec";
     if (plan.init) {
         sigset_t all;

@@ -15,6 +15,7 @@
 #include "base/procfs.hpp"
 #include "base/send_fd.hpp"
 #include "base/sys.hpp"
+#include "base/trace.hpp"
 #include "hooks/hooks.hpp"
 #include "process/child_main.hpp"
 #include "process/sync.hpp"
@@ -51,6 +52,7 @@ Result<void> drive_setup(const ContainerPlan& plan, Spawned& child, int sync, co
         if (!message) return fail(early_exit(plan, child, options));
         switch (message->type) {
             case SyncType::hooks_request: {
+                trace::mark("hooks");
                 std::string creating = options.hook_state("creating", child.pid);
                 if (options.hooks != nullptr) {
                     TRY(hooks::run_hooks(options.hooks->prestart, creating, "prestart", hooks::OnFailure::fail));
@@ -64,6 +66,7 @@ Result<void> drive_setup(const ContainerPlan& plan, Spawned& child, int sync, co
                                     std::to_string(both.size()) + " bytes, more than husk passes (" +
                                     std::to_string(sizeof(ChildBuffers::state_json) - 1) + "): fewer annotations?");
                 TRY(send_message(sync, SyncType::hooks_done, nullptr, -1, both.data(), both.size()));
+                trace::mark("hooks done");
                 break;
             }
             case SyncType::bind_tree: {
@@ -91,6 +94,7 @@ Result<void> drive_setup(const ContainerPlan& plan, Spawned& child, int sync, co
                 break;
             }
             case SyncType::created:
+                trace::mark("created");
                 if (!child.posture) return fail_msg("container init did not report its security posture");
                 return {};
             case SyncType::error:
@@ -159,6 +163,7 @@ Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, con
         args.flags |= CLONE_INTO_CGROUP;
         args.cgroup = static_cast<std::uint64_t>(options.cgroup_fd);
     }
+    trace::mark("clone");
     long pid = sys::clone3(&args);
     if (pid == 0)
         child_main(plan, ChildFds{child_end.get(), options.exec_fifo, &close_first, options.stdout_pipe,
@@ -168,6 +173,7 @@ Result<Spawned> spawn_init(const ContainerPlan& plan, ChildBuffers& buffers, con
     if (pid < 0) return fail_sys(clone_errno, "clone3", "container init");
     Spawned child{static_cast<pid_t>(pid), UniqueFd(pidfd), {}, {}, {}, {}};
     child_end.reset();
+    trace::mark("cloned");
     if (!restored) {
         abandon(child, options);
         return std::unexpected(restored.error());

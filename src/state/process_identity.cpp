@@ -11,8 +11,13 @@
 namespace husk::state {
 
 Result<std::string> read_boot_id() {
+    // Constant for the life of the machine, so read once per process (a run asked four times: the record,
+    // start's and delete's liveness checks, the monitor's).
+    static std::string cached;
+    if (!cached.empty()) return cached;
     std::string id = TRY(read_file("/proc/sys/kernel/random/boot_id"));
     while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+    cached = id;
     return id;
 }
 
