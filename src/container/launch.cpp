@@ -104,9 +104,12 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     if (launch.tenant)
         TRY(place_tenant_cgroup(*launch.tenant, cgroup_plan, spec.linux ? spec.linux->cgroups_path : std::string(),
                                 options.id));
+    // Without a cgroup manager, husk still knows where the hierarchy is, if there is one.
+    std::string cgroup2_mount = cgroup_plan.location.mount;
+    if (cgroup2_mount.empty()) cgroup2_mount = cgroup::find_v2_mount().value_or(std::string());
     launch.plan = TRY(process::prepare_container(
         spec, process::PlanOptions{launch.bundle.rootfs, launch.bundle.dir, options.no_pivot, options.preserve_fds,
-                                   husk.seccomp_skip_unknown, husk.init, husk.root_tmpfs}));
+                                   husk.seccomp_skip_unknown, husk.init, husk.root_tmpfs, cgroup2_mount}));
     launch.buffers = std::make_unique<process::ChildBuffers>();
     trace::mark("plans prepared");
     if (!options.console_socket.empty()) launch.console_socket = TRY(connect_console_socket(options.console_socket));

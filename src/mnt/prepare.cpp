@@ -17,6 +17,13 @@ bool has_mount_namespace(const spec::Spec& spec) {
     return false;
 }
 
+bool has_new_cgroup_namespace(const spec::Spec& spec) {
+    if (!spec.linux) return false;
+    for (const auto& ns : spec.linux->namespaces)
+        if (ns.type == "cgroup" && ns.path.empty()) return true;
+    return false;
+}
+
 // runc sets up /dev unless the config binds something over /dev as a whole.
 bool dev_is_bound(const std::vector<PreparedMount>& mounts) {
     for (const auto& mount : mounts)
@@ -58,8 +65,15 @@ Result<RootfsPlan> prepare_rootfs(const spec::Spec& spec, const std::string& roo
     plan.make_rootfs_parent_private =
         plan.root_propagation != (MS_SLAVE | MS_REC) && plan.root_propagation != (MS_PRIVATE | MS_REC);
 
+    // A new cgroup2 mount made from the initial cgroup namespace re-applies the hierarchy's root options
+    // (nsdelegate, memory_recursiveprot, ...) host-wide, to what this mount says (kernel/cgroup/cgroup.c,
+    // apply_cgroup_root_flags), and on 6.x kernels waits for an RCU grace period (cgroup_favor_dynmods) each
+    // time: ~15 ms of a run. A container without a cgroup namespace of its own would see the same hierarchy
+    // through it as husk does, so it gets husk's view bound instead. With a new cgroup namespace the mount is
+    // new (it shows the namespace's root, and changes nothing of the host's).
+    const std::string cgroup2_bind = has_new_cgroup_namespace(spec) ? std::string() : options.cgroup2_mount;
     for (std::size_t i = 0; i < spec.mounts.size(); ++i) {
-        auto prepared = prepare_mount(spec.mounts[i], options.bundle);
+        auto prepared = prepare_mount(spec.mounts[i], options.bundle, cgroup2_bind);
         if (!prepared) return fail(prepared.error().context("mounts[" + std::to_string(i) + "]"));
         plan.mounts.push_back(std::move(*prepared));
     }

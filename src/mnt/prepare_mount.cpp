@@ -121,7 +121,8 @@ Result<UniqueFd> clone_bind_source(const RootfsPlan& plan, std::size_t index) {
     return tree;
 }
 
-Result<PreparedMount> prepare_mount(const spec::Mount& mount, const std::string& bundle) {
+Result<PreparedMount> prepare_mount(const spec::Mount& mount, const std::string& bundle,
+                                    const std::string& cgroup2_bind) {
     PreparedMount prepared;
     if (mount.destination.empty()) return fail_msg("destination: empty");
     prepared.destination = clean_path(mount.destination);
@@ -145,6 +146,18 @@ Result<PreparedMount> prepare_mount(const spec::Mount& mount, const std::string&
         prepared.kind = MountKind::filesystem;
         // husk is cgroup v2 only (DESIGN.md section 5); podman and others still write type "cgroup".
         prepared.fs_type = mount.type == "cgroup" ? "cgroup2" : mount.type;
+        if (prepared.fs_type == "cgroup2" && !cgroup2_bind.empty()) {
+            // Its options would be the host hierarchy's root options, set host-wide by a new mount there.
+            if (!options->data.empty())
+                return fail_msg("options: \"" + options->data.front() + "\" would change the options of the host's "
+                                "cgroup2 hierarchy: a container without a cgroup namespace of its own gets the "
+                                "hierarchy husk sees, bound, with per-mount options only");
+            spec::Mount bound = mount;
+            bound.type = "bind";
+            bound.source = cgroup2_bind;
+            bound.options.push_back("bind");
+            return prepare_mount(bound, bundle, std::string());
+        }
         if (!mount.source.empty()) prepared.parameters.push_back(FsParameter{"source", mount.source, false});
         add_data(options->data, prepared.parameters);
         // A read-only /dev that husk fills stays writable until the devices exist (runc does the same).

@@ -25,6 +25,9 @@ struct RootfsOptions {
     bool terminal = false;  // process.terminal: /dev/console gets an empty file for apply_console
     std::string bundle;     // bind sources given as relative paths are relative to it (config.md "Mounts")
     bool root_tmpfs = false;  // run.husk.root=tmpfs: a fresh tmpfs over the rootfs, not the rootfs itself
+    // The cgroup v2 hierarchy's mount point as husk sees it ("/sys/fs/cgroup/unified"): a "cgroup" mount of a
+    // container without a new cgroup namespace is a bind of it (prepare.cpp). Empty: mounted anew.
+    std::string cgroup2_mount;
 };
 
 enum class MountKind {

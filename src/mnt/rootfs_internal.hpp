@@ -10,8 +10,10 @@
 namespace husk::mnt {
 
 // One config.md mount, ready for the child. A read-only filesystem at /dev becomes read-only only in
-// apply_finalize, after the devices are made in it.
-Result<PreparedMount> prepare_mount(const spec::Mount& mount, const std::string& bundle);
+// apply_finalize, after the devices are made in it. A cgroup filesystem becomes a bind of `cgroup2_bind`
+// when that is not empty (prepare_rootfs says why).
+Result<PreparedMount> prepare_mount(const spec::Mount& mount, const std::string& bundle,
+                                    const std::string& cgroup2_bind);
 
 // The default devices (config-linux.md "Default Devices") merged with linux.devices, and the /dev symlinks.
 Result<void> prepare_devices(const spec::Spec& spec, RootfsPlan& plan);

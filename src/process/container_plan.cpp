@@ -40,7 +40,8 @@ Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOption
         mnt::RootfsOptions{.no_pivot = options.no_pivot,
                            .terminal = spec.process->terminal,
                            .bundle = options.bundle,
-                           .root_tmpfs = options.root_tmpfs}));
+                           .root_tmpfs = options.root_tmpfs,
+                           .cgroup2_mount = options.cgroup2_mount}));
     plan.credentials = TRY(caps::prepare_credentials(*spec.process));
     plan.rlimits = TRY(rlimit::prepare_rlimits(*spec.process));
     plan.loopback = TRY(net::prepare_loopback());

@@ -30,6 +30,7 @@ struct PlanOptions {
     bool seccomp_skip_unknown = false;  // run.husk.seccomp-unknown-syscalls=skip-allowed
     bool husk_init = false;             // run.husk.init=true
     bool root_tmpfs = false;            // run.husk.root=tmpfs
+    std::string cgroup2_mount;          // mnt::RootfsOptions::cgroup2_mount
 };
 
 struct ContainerPlan {

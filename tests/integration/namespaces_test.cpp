@@ -213,3 +213,51 @@ TEST_CASE("a cgroup namespace makes the container's cgroup its root", "[integrat
     CHECK(r["ns"]["cgroup"].str() != host_ns("cgroup"));
     CHECK_THAT(r["cgroup"].str(), Contains("0::/\n"));
 }
+
+namespace {
+
+// The super options of the cgroup2 mount husk uses ("rw,nsdelegate,memory_recursiveprot" in the VM).
+std::string cgroup2_super_options() {
+    for (const std::string& line : lines(read_file("/proc/self/mountinfo"))) {
+        std::size_t dash = line.find(" - cgroup2 ");
+        if (dash == std::string::npos) continue;
+        return line.substr(line.rfind(' ') + 1);
+    }
+    return "";
+}
+
+}  // namespace
+
+// A new cgroup2 mount made from the initial cgroup namespace re-applies the hierarchy's root options
+// host-wide (the VM mounts it with nsdelegate,memory_recursiveprot, as systemd does): husk binds its own view.
+TEST_CASE("without a cgroup namespace the cgroup mount is husk's view of the hierarchy, bound, and the host's "
+          "cgroup2 options stay as they are", "[integration][inside][vm]") {
+    Sandbox sb;
+    const std::string before = cgroup2_super_options();
+    REQUIRE_FALSE(before.empty());
+    Bundle b = sb.bundle();
+    // Its own cgroup, seen from the hierarchy's root: the whole hierarchy, read-only.
+    b.config["process"]["args"] = Json::array(
+        {"/bin/sh", "-c",
+         "p=$(sed -n 's/^0:://p' /proc/self/cgroup); test -f \"/sys/fs/cgroup$p/cgroup.procs\" && echo own-cgroup-seen; "
+         "test -f /sys/fs/cgroup/cgroup.controllers && echo root-seen; "
+         "mkdir /sys/fs/cgroup/husk-test-x 2>/dev/null || echo read-only"});
+    Output out = sb.run(b, sb.id("cgview"));
+    INFO(out.describe());
+    REQUIRE(out.exit_code == 0);
+    CHECK_THAT(out.out, Contains("own-cgroup-seen"));
+    CHECK_THAT(out.out, Contains("root-seen"));
+    CHECK_THAT(out.out, Contains("read-only"));
+    CHECK(cgroup2_super_options() == before);
+
+    // Options of the hierarchy itself would be the host's: refused, nothing left behind.
+    Bundle nsdelegate = sb.bundle();
+    for (Json& m : nsdelegate.config["mounts"].items())
+        if (m["type"].str() == "cgroup") m["options"].push_back(Json("nsdelegate"));
+    Output refused = sb.run(nsdelegate, sb.id("cgopts"));
+    INFO(refused.describe());
+    CHECK(refused.exit_code != 0);
+    CHECK_THAT(refused.err, Contains("\"nsdelegate\" would change the options of the host's cgroup2 hierarchy"));
+    CHECK(cgroup2_super_options() == before);
+    check_nothing_left(sb);
+}
