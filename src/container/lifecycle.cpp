@@ -225,7 +225,7 @@ Result<std::vector<std::string>> start_container(const Runtime& runtime, const s
 }
 
 Result<std::string> container_state_json(const Runtime& runtime, const std::string& id) {
-    auto dir = TRY(state::StateDir::open(runtime.root, TRY(ContainerId::parse(id))));
+    auto dir = TRY(state::StateDir::open_unlocked(runtime.root, TRY(ContainerId::parse(id))));
     std::optional<state::Record> record;
     if (auto r = dir.read_record()) record = std::move(*r);
     Observed observed = container::observe(dir, record);
@@ -345,7 +345,7 @@ Result<std::vector<pid_t>> container_pids(const Runtime& runtime, const std::str
 std::vector<ContainerSummary> list_containers(const Runtime& runtime) {
     std::vector<ContainerSummary> out;
     for (const auto& id : state::list_ids(runtime.root)) {
-        auto dir = state::StateDir::open(runtime.root, id);
+        auto dir = state::StateDir::open_unlocked(runtime.root, id);
         if (!dir) continue;
         std::optional<state::Record> record;
         if (auto r = dir->read_record()) record = std::move(*r);

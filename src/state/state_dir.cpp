@@ -110,19 +110,37 @@ Result<StateDir> StateDir::create(const std::string& root, const ContainerId& id
     return StateDir(path, std::move(*dir), std::move(*lock));
 }
 
+namespace {
+
+Result<UniqueFd> open_container_dir(const std::string& path) {
+    auto dir = open_fd(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    if (!dir && (dir.error().err == ENOENT || dir.error().err == ENOTDIR))
+        return fail_msg("container does not exist", ErrorKind::not_found);
+    return dir;
+}
+
+}  // namespace
+
 Result<StateDir> StateDir::open(const std::string& root, const ContainerId& id) {
     std::string path = root + "/" + id.str();
-    auto dir = open_fd(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-    if (!dir) {
-        if (dir.error().err == ENOENT || dir.error().err == ENOTDIR) return fail_msg("container does not exist", ErrorKind::not_found);
-        return std::unexpected(dir.error());
-    }
-    auto lock = open_fd_at(dir->get(), lock_name, O_RDWR);
+    UniqueFd dir = TRY(open_container_dir(path));
+    auto lock = open_fd_at(dir.get(), lock_name, O_RDWR);
     if (!lock) {
         if (lock.error().err == ENOENT) return fail_msg("container does not exist", ErrorKind::not_found);
         return std::unexpected(lock.error());
     }
-    return StateDir(path, std::move(*dir), std::move(*lock));
+    return StateDir(path, std::move(dir), std::move(*lock));
+}
+
+Result<StateDir> StateDir::open_unlocked(const std::string& root, const ContainerId& id) {
+    std::string path = root + "/" + id.str();
+    UniqueFd dir = TRY(open_container_dir(path));
+    // Followed like open()'s O_RDWR open of it: a dangling symlink is no lock file either.
+    if (::faccessat(dir.get(), lock_name, F_OK, 0) != 0) {
+        if (errno == ENOENT) return fail_msg("container does not exist", ErrorKind::not_found);
+        return fail_sys(errno, "access", path + "/" + lock_name);
+    }
+    return StateDir(path, std::move(dir), UniqueFd());
 }
 
 Result<void> StateDir::lock(Lock mode) {
