@@ -122,18 +122,22 @@ std::string syntax_error(yajl_handle handle, std::string_view text) {
 // pass then decides, with its messages. It costs a fraction of that pass (a second full parse), which `husk
 // list` paid once per container.
 bool plainly_within_bounds(std::string_view text) {
-    if (text.find("u0000") != std::string_view::npos) return false;
+    if (::memmem(text.data(), text.size(), "u0000", 5) != nullptr) return false;
+    const char* const begin = text.data();
+    const char* const end = begin + text.size();
     std::size_t depth = 0;
-    bool in_string = false, escaped = false;
-    for (char c : text) {
-        if (in_string) {
-            if (escaped) escaped = false;
-            else if (c == '\\') escaped = true;
-            else if (c == '"') in_string = false;
-            continue;
-        }
-        switch (c) {
-            case '"': in_string = true; break;
+    for (const char* p = begin; p < end; ++p) {
+        switch (*p) {
+            case '"':
+                // The closing quote: the next '"' after an even run of backslashes (an odd one escapes it).
+                for (;;) {
+                    p = static_cast<const char*>(std::memchr(p + 1, '"', static_cast<std::size_t>(end - p - 1)));
+                    if (p == nullptr) return true;  // unterminated: yajl stops there
+                    std::size_t backslashes = 0;
+                    while (p[-1 - static_cast<std::ptrdiff_t>(backslashes)] == '\\') ++backslashes;
+                    if (backslashes % 2 == 0) break;
+                }
+                break;
             case '/': return false;
             case '[':
             case '{':
