@@ -364,4 +364,11 @@ std::vector<ContainerSummary> list_containers(const Runtime& runtime) {
     return out;
 }
 
+std::vector<std::string> list_container_ids(const Runtime& runtime) {
+    std::vector<std::string> out;
+    for (const auto& id : state::list_ids(runtime.root))
+        if (state::StateDir::open_unlocked(runtime.root, id)) out.push_back(id.str());
+    return out;
+}
+
 }  // namespace husk
