@@ -137,6 +137,8 @@ struct ContainerSummary {
     std::string owner;
 };
 std::vector<ContainerSummary> list_containers(const Runtime& runtime);
+// The ids list_containers would list (`list -q`), without reading a record.
+std::vector<std::string> list_container_ids(const Runtime& runtime);
 // `husk gc`: deletes every container that is stopped, whose monitor is gone (nobody is about to record its
 // verdict) and whose owner is gone: the process that ran `husk create`/`husk run` (recorded pid + start time).
 // Never one that is creating, created, running or paused, nor one whose owner is not recorded.

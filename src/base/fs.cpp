@@ -54,10 +54,9 @@ Error too_large(std::size_t max_bytes) {
     return Error::msg("larger than husk reads (" + limit + ")");
 }
 
-}  // namespace
 
-Result<std::string> read_fd(int fd, std::size_t max_bytes) {
-    std::string out;
+// Reads fd to its end after what `out` holds already.
+Result<void> append_fd(int fd, std::string& out, std::size_t max_bytes) {
     char buffer[8192];
     for (;;) {
         ssize_t n = ::read(fd, buffer, sizeof buffer);
@@ -67,6 +66,14 @@ Result<std::string> read_fd(int fd, std::size_t max_bytes) {
         if (out.size() + static_cast<std::size_t>(n) > max_bytes) return fail(too_large(max_bytes));
         out.append(buffer, static_cast<std::size_t>(n));
     }
+    return {};
+}
+
+}  // namespace
+
+Result<std::string> read_fd(int fd, std::size_t max_bytes) {
+    std::string out;
+    TRY(append_fd(fd, out, max_bytes));
     return out;
 }
 
@@ -78,9 +85,24 @@ Result<std::string> read_file_at(int dirfd, const std::string& name, std::size_t
         return fail(Error::msg(std::string("is ") + file_kind(st.st_mode) + ", not a regular file")
                         .context("read \"" + name + "\""));
     if (static_cast<std::size_t>(st.st_size) > max_bytes) return fail(too_large(max_bytes).context("read \"" + name + "\""));
-    auto content = read_fd(fd.get(), max_bytes);
-    if (!content && content.error().err == 0) return fail(content.error().context("read \"" + name + "\""));
-    if (!content) return fail_sys(content.error().err, "read", name);
+    // A file whose size fstat knows (a state record, a config) is read with one call: st_size + 1 bytes asked
+    // for and st_size read means its end was reached. procfs and cgroupfs files say 0 and are read in pieces,
+    // as is a file that grew meanwhile.
+    std::string content;
+    auto size = static_cast<std::size_t>(st.st_size);
+    if (size > 0) {
+        content.resize(size + 1);
+        ssize_t n;
+        do n = ::read(fd.get(), content.data(), size + 1);
+        while (n < 0 && errno == EINTR);
+        if (n < 0) return fail_sys(errno, "read", name);
+        content.resize(static_cast<std::size_t>(n));
+        if (content.size() == size) return content;
+        if (content.size() > max_bytes) return fail(too_large(max_bytes).context("read \"" + name + "\""));
+    }
+    auto rest = append_fd(fd.get(), content, max_bytes);
+    if (!rest && rest.error().err == 0) return fail(rest.error().context("read \"" + name + "\""));
+    if (!rest) return fail_sys(rest.error().err, "read", name);
     return content;
 }
 

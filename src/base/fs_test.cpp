@@ -115,3 +115,19 @@ TEST_CASE("open_pipe gives two close-on-exec ends that are connected", "[base]")
     CHECK(read(pipe.read_end.get(), &c, 1) == 1);
     CHECK(c == 'x');
 }
+
+TEST_CASE("read_file reads whole files whatever size stat gives", "[base]") {
+    TempDir dir;
+    std::string file = dir.path + "/large";
+    std::string text;
+    for (int i = 0; text.size() < 100'000; ++i) text += std::to_string(i) + ",";
+    {
+        husk::UniqueFd fd = husk::open_fd(file, O_WRONLY | O_CREAT, 0600).value();
+        REQUIRE(husk::write_all(fd.get(), text));
+    }
+    CHECK(husk::read_file(file).value() == text);
+    // sysfs says 4096 for an attribute of a few bytes; procfs says 0.
+    std::string seqnum = husk::read_file("/sys/kernel/uevent_seqnum").value();
+    CHECK((seqnum.size() > 1 && seqnum.size() < 4096 && seqnum.ends_with("\n")));
+    CHECK(husk::read_file("/proc/self/stat").value().ends_with("\n"));
+}

@@ -1,6 +1,7 @@
 // The one way husk parses JSON (config.json, update --resources, state records, the seccomp listener's
-// state): yajl's tree, but only after a bounded first pass, so hostile text cannot exhaust memory or the
-// stack, and no string can lose its tail to an embedded NUL.
+// state): yajl's tree, but only after a bounded first pass (a byte scan, and yajl's event parser wherever the
+// scan cannot prove the text plain), so hostile text cannot exhaust memory or the stack, and no string can lose
+// its tail to an embedded NUL.
 #pragma once
 
 #include <yajl/yajl_tree.h>

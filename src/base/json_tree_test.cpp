@@ -67,3 +67,18 @@ TEST_CASE("parse_json_tree builds the tree with numbers beyond 64 bits as text",
     REQUIRE(number != nullptr);
     CHECK(std::string(YAJL_GET_NUMBER(number)) == "18446744073709551616");
 }
+
+TEST_CASE("parse_json_tree counts only the brackets yajl sees", "[base]") {
+    auto nested = [](std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); };
+    // Brackets inside strings, escaped quotes included, are text, not levels.
+    CHECK(parse_error("[\"" + std::string(300, '[') + "\\\"" + std::string(300, '{') + "\"]") == "(parsed)");
+    CHECK(parse_error("[\"\\\"]\"," + nested(255) + "]") == "(parsed)");
+    CHECK(parse_error("[\"\\\\\"," + nested(256) + "]") == "invalid JSON: nested deeper than 256 levels");
+    // A comment cannot hide levels by closing brackets that are not there.
+    CHECK(parse_error("/* " + std::string(10, ']') + " */ " + nested(257)) ==
+          "invalid JSON: nested deeper than 256 levels");
+    CHECK(parse_error("/* ]] */ " + nested(256)) == "(parsed)");
+    // "u0000" as plain text is no NUL; the escape still is, wherever it is.
+    CHECK(parse_error(R"({"u0000":"u0000\\u0000"})") == "(parsed)");
+    CHECK(parse_error(R"({"a":"x\\\u0000"})") == "a: the string contains a NUL character (\\u0000)");
+}

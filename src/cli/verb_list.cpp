@@ -16,11 +16,11 @@ int verb_list(const Globals& globals, const Args& args) {
         say("husk: list: --format must be table or json\n");
         return 2;
     }
-    auto containers = list_containers(globals.runtime);
     if (vm.count("quiet")) {
-        for (const auto& c : containers) std::printf("%s\n", c.id.c_str());
+        for (const auto& id : list_container_ids(globals.runtime)) std::printf("%s\n", id.c_str());
         return 0;
     }
+    auto containers = list_containers(globals.runtime);
     if (format == "json") {
         JsonWriter w;
         w.begin_array();

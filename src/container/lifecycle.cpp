@@ -225,7 +225,7 @@ Result<std::vector<std::string>> start_container(const Runtime& runtime, const s
 }
 
 Result<std::string> container_state_json(const Runtime& runtime, const std::string& id) {
-    auto dir = TRY(state::StateDir::open(runtime.root, TRY(ContainerId::parse(id))));
+    auto dir = TRY(state::StateDir::open_unlocked(runtime.root, TRY(ContainerId::parse(id))));
     std::optional<state::Record> record;
     if (auto r = dir.read_record()) record = std::move(*r);
     Observed observed = container::observe(dir, record);
@@ -344,8 +344,10 @@ Result<std::vector<pid_t>> container_pids(const Runtime& runtime, const std::str
 
 std::vector<ContainerSummary> list_containers(const Runtime& runtime) {
     std::vector<ContainerSummary> out;
+    auto root = open_fd(runtime.root, O_RDONLY | O_DIRECTORY);
+    const int root_fd = root ? root->get() : AT_FDCWD;
     for (const auto& id : state::list_ids(runtime.root)) {
-        auto dir = state::StateDir::open(runtime.root, id);
+        auto dir = state::StateDir::open_unlocked(runtime.root, id, root_fd);
         if (!dir) continue;
         std::optional<state::Record> record;
         if (auto r = dir->read_record()) record = std::move(*r);
@@ -361,6 +363,15 @@ std::vector<ContainerSummary> list_containers(const Runtime& runtime) {
         }
         out.push_back(std::move(s));
     }
+    return out;
+}
+
+std::vector<std::string> list_container_ids(const Runtime& runtime) {
+    std::vector<std::string> out;
+    auto root = open_fd(runtime.root, O_RDONLY | O_DIRECTORY);
+    const int root_fd = root ? root->get() : AT_FDCWD;
+    for (const auto& id : state::list_ids(runtime.root))
+        if (state::StateDir::open_unlocked(runtime.root, id, root_fd)) out.push_back(id.str());
     return out;
 }
 

@@ -110,19 +110,41 @@ Result<StateDir> StateDir::create(const std::string& root, const ContainerId& id
     return StateDir(path, std::move(*dir), std::move(*lock));
 }
 
+namespace {
+
+// <root>/<id>, by path or (root_fd not AT_FDCWD) by name under root_fd.
+// extra: O_PATH for a reader, which needs the directory only for the *at calls.
+Result<UniqueFd> open_container_dir(const std::string& path, int root_fd = AT_FDCWD, const ContainerId* id = nullptr,
+                                    int extra = 0) {
+    const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | extra;
+    auto dir = root_fd == AT_FDCWD ? open_fd(path, flags) : open_fd_at(root_fd, id->str(), flags, path);
+    if (!dir && (dir.error().err == ENOENT || dir.error().err == ENOTDIR))
+        return fail_msg("container does not exist", ErrorKind::not_found);
+    return dir;
+}
+
+}  // namespace
+
 Result<StateDir> StateDir::open(const std::string& root, const ContainerId& id) {
     std::string path = root + "/" + id.str();
-    auto dir = open_fd(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-    if (!dir) {
-        if (dir.error().err == ENOENT || dir.error().err == ENOTDIR) return fail_msg("container does not exist", ErrorKind::not_found);
-        return std::unexpected(dir.error());
-    }
-    auto lock = open_fd_at(dir->get(), lock_name, O_RDWR);
+    UniqueFd dir = TRY(open_container_dir(path));
+    auto lock = open_fd_at(dir.get(), lock_name, O_RDWR);
     if (!lock) {
         if (lock.error().err == ENOENT) return fail_msg("container does not exist", ErrorKind::not_found);
         return std::unexpected(lock.error());
     }
-    return StateDir(path, std::move(*dir), std::move(*lock));
+    return StateDir(path, std::move(dir), std::move(*lock));
+}
+
+Result<StateDir> StateDir::open_unlocked(const std::string& root, const ContainerId& id, int root_fd) {
+    std::string path = root + "/" + id.str();
+    UniqueFd dir = TRY(open_container_dir(path, root_fd, &id, O_PATH));
+    // Followed like open()'s O_RDWR open of it: a dangling symlink is no lock file either.
+    if (::faccessat(dir.get(), lock_name, F_OK, 0) != 0) {
+        if (errno == ENOENT) return fail_msg("container does not exist", ErrorKind::not_found);
+        return fail_sys(errno, "access", path + "/" + lock_name);
+    }
+    return StateDir(path, std::move(dir), UniqueFd());
 }
 
 Result<void> StateDir::lock(Lock mode) {

@@ -2,6 +2,8 @@
 // written atomically (DESIGN.md section 2).
 #pragma once
 
+#include <fcntl.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +26,12 @@ public:
     static Result<StateDir> create(const std::string& root, const ContainerId& id, const Record* first = nullptr);
     // An existing container; `container does not exist` (kind not_found) otherwise.
     static Result<StateDir> open(const std::string& root, const ContainerId& id);
+    // The same for a reader that never locks (`state`, `list`): the lock file must be there all the same, but
+    // is not opened, which saves `list` an open and a close per container. lock() on it fails (EBADF);
+    // locked_by_other() works as with open(). The directory is open O_PATH, cheaper to open: fd() serves the
+    // *at calls only. root_fd, when given, is root open as a directory: a caller that opens many containers
+    // (`list`) then has the kernel walk root's path once, not once per container.
+    static Result<StateDir> open_unlocked(const std::string& root, const ContainerId& id, int root_fd = AT_FDCWD);
 
     Result<void> lock(Lock mode);
     // Lets go of the lock before a wait that must not hold up kill or delete.

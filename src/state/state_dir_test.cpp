@@ -1,5 +1,6 @@
 #include "state/state_dir.hpp"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -125,4 +126,45 @@ TEST_CASE("the id tenants is reserved for the tenant ledgers and not listed", "[
     CHECK(made.error().message().find("reserved") != std::string::npos);
     ::mkdir((root.path + "/tenants").c_str(), 0700);
     CHECK(list_ids(root.path).empty());
+}
+
+TEST_CASE("open_unlocked finds what open finds, without the lock file open", "[state]") {
+    TempRoot root;
+    auto created = StateDir::create(root.path, id("c9"));
+    REQUIRE(created);
+    Record r;
+    r.id = "c9";
+    REQUIRE(created->write_record(r));
+    // The creator's lock is seen through the reader's probe, as with open().
+    auto reader = StateDir::open_unlocked(root.path, id("c9"));
+    REQUIRE(reader);
+    CHECK(reader->read_record().value().id == "c9");
+    CHECK(reader->locked_by_other());
+    created->unlock();
+    CHECK_FALSE(reader->locked_by_other());
+    CHECK_FALSE(reader->lock(Lock::shared));
+    // A directory without a lock file (or a dangling lock symlink) is no container, for both.
+    // open_unlocked by path and under an open root.
+    int root_fd = ::open(root.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    REQUIRE(root_fd >= 0);
+    CHECK(StateDir::open_unlocked(root.path, id("c9"), root_fd).value().read_record().value().id == "c9");
+    using Open = husk::Result<StateDir> (*)(const std::string&, const husk::ContainerId&, int);
+    Open locking = [](const std::string& r, const husk::ContainerId& i, int) { return StateDir::open(r, i); };
+    Open by_path = [](const std::string& r, const husk::ContainerId& i, int) { return StateDir::open_unlocked(r, i); };
+    for (Open open : {locking, by_path, Open(&StateDir::open_unlocked)}) {
+        ::mkdir((root.path + "/bare").c_str(), 0700);
+        auto bare = open(root.path, id("bare"), root_fd);
+        REQUIRE_FALSE(bare);
+        CHECK(bare.error().kind == husk::ErrorKind::not_found);
+        REQUIRE(::symlink("nowhere", (root.path + "/bare/lock").c_str()) == 0);
+        auto dangling = open(root.path, id("bare"), root_fd);
+        REQUIRE_FALSE(dangling);
+        CHECK(dangling.error().kind == husk::ErrorKind::not_found);
+        ::unlink((root.path + "/bare/lock").c_str());
+        auto none = open(root.path, id("none"), root_fd);
+        REQUIRE_FALSE(none);
+        CHECK(none.error().message() == "container does not exist");
+        ::rmdir((root.path + "/bare").c_str());
+    }
+    ::close(root_fd);
 }
