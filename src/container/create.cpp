@@ -53,15 +53,25 @@ void drop_lock_reference(int lock_fd) {
 
 // Every wait here ends at EOF when create dies, so an orphaned monitor ends too, and takes init with it.
 [[noreturn]] void monitor_main(Launch& launch, int report, std::optional<monitor::Caller> caller) {
-    // Recorded while the lock is still shared with create: a `delete --force` after create was killed waits
-    // for it, then finds the monitor named and kills it. Written after the drop, the record could land while
-    // delete removed the state dir, which it then found not empty, and the monitor went unnamed.
-    if (!container::record_monitor(launch)) ::_exit(1);
-    drop_lock_reference(launch.dir->lock_fd());
     char go;
     if (::read(report, &go, 1) != 1) ::_exit(1);
     process::Parent parent = ::getppid() == 1 ? process::Parent::spawner : process::Parent::spawners_parent;
-    auto spawned = process::spawn_init(launch.plan, *launch.buffers, container::spawn_options(launch, parent));
+    // The monitor keeps its share of create's lock until the one record that names it and init (spawn_options'
+    // on_cloned, right after clone3, while init waits) is written: a `delete --force` after create was killed
+    // waits for that write, then finds both named and kills them. Written after the drop, the record could land
+    // while delete removed the state dir, which it then found not empty, and the monitor went unnamed. Until
+    // then nothing of the monitor's needs killing: killed before `g`, create leaves it EOF and it exits; and
+    // init, a copy of this process, closes its copy of the lock first thing (close_in_child). The drop follows
+    // at once, before the hooks and the rest of the setup: they may take long, and a killed create must not
+    // hold up `delete --force` or keep the container `creating` meanwhile.
+    process::SpawnOptions options = container::spawn_options(launch, parent);
+    options.on_cloned = [record_init = std::move(options.on_cloned), lock_fd = launch.dir->lock_fd()](pid_t init) {
+        auto recorded = record_init(init);
+        drop_lock_reference(lock_fd);
+        return recorded;
+    };
+    auto spawned = process::spawn_init(launch.plan, *launch.buffers, options);
+    // A clone3 that failed never called on_cloned: the lock goes with this process, which exits below.
     MonitorReport message;
     if (!spawned) {
         message.error = spawned.error();

@@ -208,8 +208,6 @@ void observe_identity(pid_t pid, state::Security& sec) {
 
 }  // namespace
 
-Result<void> record_monitor(Launch& launch) { return launch.dir->write_record(TRY(with_this_monitor(launch))); }
-
 process::SpawnOptions spawn_options(Launch& launch, process::Parent parent) {
     process::SpawnOptions options;
     options.cgroup_fd = launch.cgroup ? launch.cgroup->dir_fd() : -1;

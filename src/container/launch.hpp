@@ -56,9 +56,6 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
                                                PtyRelay relay = PtyRelay::refused,
                                                monitor::OutputFormat format = monitor::OutputFormat::text);
 
-// The monitor (this process) adds its identity to the record, before it may clone init.
-Result<void> record_monitor(Launch& launch);
-
 // Spawn options for this launch, with the hook state JSON built from the record; init's identity goes into the
 // record (with the calling process as its monitor) before init leaves its first wait.
 process::SpawnOptions spawn_options(Launch& launch, process::Parent parent);
