@@ -58,4 +58,13 @@ Result<int> parse_signal(std::string_view text) {
     return unknown();
 }
 
+std::string signal_name(int signal) {
+    for (const Named& n : names)
+        if (n.number == signal && std::string_view(n.name) != "IOT" && std::string_view(n.name) != "POLL")
+            return std::string("SIG") + n.name;
+    if (signal >= SIGRTMIN && signal <= SIGRTMAX)
+        return signal == SIGRTMIN ? "SIGRTMIN" : "SIGRTMIN+" + std::to_string(signal - SIGRTMIN);
+    return std::to_string(signal);
+}
+
 }  // namespace husk

@@ -24,3 +24,13 @@ TEST_CASE("unknown signals are errors that quote the input", "[base]") {
     CHECK_FALSE(parse_signal("RTMIN+99"));
     CHECK_FALSE(parse_signal("sigterm"));
 }
+
+TEST_CASE("a signal is named as parse_signal reads it back", "[base]") {
+    CHECK(husk::signal_name(SIGTERM) == "SIGTERM");
+    CHECK(husk::signal_name(SIGIO) == "SIGIO");
+    CHECK(husk::signal_name(SIGRTMIN + 3) == "SIGRTMIN+3");
+    for (int signal = 1; signal <= SIGRTMAX; ++signal) {
+        INFO(signal);
+        CHECK(parse_signal(husk::signal_name(signal)).value() == signal);
+    }
+}
