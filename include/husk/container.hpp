@@ -12,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "husk/container_id.hpp"
 #include "husk/error.hpp"
+#include "husk/settings.hpp"
 #include "husk/spec.hpp"
 
 namespace husk {
@@ -28,8 +30,8 @@ struct Runtime {
     CgroupManager cgroup_manager = CgroupManager::cgroupfs;
 };
 
+// Every verb takes the container's id as a ContainerId: the CLI parses it once, and nothing below sees an invalid one.
 struct CreateOptions {
-    std::string id;
     std::string bundle;           // empty: the current directory
     std::string config;           // empty: <bundle>/config.json; relative paths are relative to the bundle
     // A config held in memory (`husk sandbox` builds one): used instead of reading a file, through the same
@@ -41,12 +43,10 @@ struct CreateOptions {
     bool no_pivot = false;
     bool no_new_keyring = false;  // husk never creates a session keyring, so this is always in effect
     int preserve_fds = 0;
-    // When husk's parent (the caller) dies, even of SIGKILL, the container is killed: by `husk run` in the
-    // foreground, which then deletes it, else by the monitor, which records the verdict and leaves the stopped
-    // container to `husk state`, `delete` and `gc`. When husk run or the monitor dies, the kernel kills init.
-    bool die_with_parent = false;
-    // run.husk.* annotations from --timeout, --kill-grace, --stop-signal: they replace config.json's.
-    std::map<std::string, std::string> annotations;
+    // The husk settings the command line gave (--timeout, --net-allow, --die-with-parent, ...): each replaces the
+    // same run.husk.* annotation of config.json. The container is created with, and stores as its config.json,
+    // the config with these applied (docs/ARCHITECTURE.md, "The effective config"); every later verb reads that.
+    spec::HuskSettings overrides;
     // Called with each warning about config.json (an unknown hook kind) when create or run reads it.
     std::function<void(const std::string&)> warn;
 };
@@ -72,24 +72,23 @@ struct RunOptions {
     OutputFormat output_format = OutputFormat::text;  // foreground only
 };
 
-Result<void> create_container(const Runtime& runtime, const CreateOptions& options);
+Result<void> create_container(const Runtime& runtime, const ContainerId& id, const CreateOptions& options);
 // Warnings (a failing poststart hook) are returned for the CLI to print.
-Result<std::vector<std::string>> start_container(const Runtime& runtime, const std::string& id);
+Result<std::vector<std::string>> start_container(const Runtime& runtime, const ContainerId& id);
 
 struct RunOutcome {
     int exit_code = 0;  // to mirror: the container's exit code, or 128 + signal; 0 with --detach
     std::vector<std::string> warnings;
     std::string failure;  // why the workload never ran, when it failed after start (exec, startContainer hook)
 };
-Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& options);
-// The verdict of a run refused before run_container was reached (its flags did not parse): reason `refused`;
-// `status` is what husk exits with. With json, also the verdict line on stdout (the one line of the run).
+Result<RunOutcome> run_container(const Runtime& runtime, const ContainerId& id, const RunOptions& options);
+// The verdict of a run refused before run_container was reached (its flags or its id did not parse): reason
+// `refused`; `id` is the id as given (empty when unknown), `status` is what husk exits with. With json, also the verdict line on stdout (the one line of the run).
 Result<void> deliver_refused_verdict(const VerdictTarget& target, const std::string& id, const Error& error,
                                      int status, OutputFormat format = OutputFormat::text);
 // `husk exec`: a new process in a running (or created) container, runc's flags. Without `process`, the
 // stored config.json's process with args replaced and the flags applied as runc applies them.
 struct ExecOptions {
-    std::string id;
     std::optional<spec::Process> process;  // --process FILE, parsed; the flags below but tty then do not apply
     std::vector<std::string> args;         // ARGS after the id (without --process)
     bool tty = false;
@@ -110,26 +109,26 @@ struct ExecOptions {
 struct ExecOutcome {
     int exit_code = 0;  // foreground: the process's exit code, or 128 + signal; 0 with --detach
 };
-Result<ExecOutcome> exec_container(const Runtime& runtime, const ExecOptions& options);
+Result<ExecOutcome> exec_container(const Runtime& runtime, const ContainerId& id, const ExecOptions& options);
 
-Result<std::string> container_state_json(const Runtime& runtime, const std::string& id);
-Result<void> kill_container(const Runtime& runtime, const std::string& id, int signal, bool all);
+Result<std::string> container_state_json(const Runtime& runtime, const ContainerId& id);
+Result<void> kill_container(const Runtime& runtime, const ContainerId& id, int signal, bool all);
 // Warnings (a failing poststop hook) are returned for the CLI to print. A container that delete --force kills, or
 // that stopped just before, keeps its record until its live monitor has recorded the exit (at most 5 s), so the
 // verdict is the monitor's (`killed`) and `husk state` answers meanwhile. `final_state` (delete --print-state):
 // the state JSON of that record as `husk state` prints it, husk.exit included; set once known, also when the
 // delete fails afterwards; left empty when there is no record (an unknown id with --force).
-Result<std::vector<std::string>> delete_container(const Runtime& runtime, const std::string& id, bool force,
+Result<std::vector<std::string>> delete_container(const Runtime& runtime, const ContainerId& id, bool force,
                                                   std::string* final_state = nullptr);
 
 // cgroup.freeze (cgroup v2 core: no controller needed); status becomes "paused" / "running".
-Result<void> pause_container(const Runtime& runtime, const std::string& id);
-Result<void> resume_container(const Runtime& runtime, const std::string& id);
+Result<void> pause_container(const Runtime& runtime, const ContainerId& id);
+Result<void> resume_container(const Runtime& runtime, const ContainerId& id);
 // Host pids of every process in the container's cgroup.
-Result<std::vector<pid_t>> container_pids(const Runtime& runtime, const std::string& id);
+Result<std::vector<pid_t>> container_pids(const Runtime& runtime, const ContainerId& id);
 
 struct ContainerSummary {
-    std::string id;
+    ContainerId id;
     pid_t pid = 0;
     std::string status;
     std::string bundle;
@@ -138,24 +137,24 @@ struct ContainerSummary {
 };
 std::vector<ContainerSummary> list_containers(const Runtime& runtime);
 // The ids list_containers would list (`list -q`), without reading a record.
-std::vector<std::string> list_container_ids(const Runtime& runtime);
+std::vector<ContainerId> list_container_ids(const Runtime& runtime);
 // `husk gc`: deletes every container that is stopped, whose monitor is gone (nobody is about to record its
 // verdict) and whose owner is gone: the process that ran `husk create`/`husk run` (recorded pid + start time).
 // Never one that is creating, created, running or paused, nor one whose owner is not recorded.
 struct GcOutcome {
-    std::vector<std::string> deleted;  // ids
+    std::vector<ContainerId> deleted;
     std::vector<Error> errors;         // a container that qualified but could not be deleted
 };
 GcOutcome gc_containers(const Runtime& runtime);
 
 // `husk update`: changes the cgroup limits of a created, running or paused container. Only the fields present
-// in resources change (runc's semantics); devices, when present, replace the device allow-list. The stored
-// config.json of the container supplies the rest (its linux.devices for the default allow-list).
-Result<void> update_container(const Runtime& runtime, const std::string& id, const spec::Resources& resources);
+// in resources change (runc's semantics); devices, when present, replace the device allow-list. The container's
+// effective config supplies the rest (its linux.devices for the default allow-list, run.husk.oom-group).
+Result<void> update_container(const Runtime& runtime, const ContainerId& id, const spec::Resources& resources);
 
 // `husk events`: runc's event stream, one JSON object per line (runc types/events.go).
 // The container's cgroup counters now: {"type":"stats","id":ID,"data":{...}}.
-Result<std::string> container_stats_event(const Runtime& runtime, const std::string& id);
+Result<std::string> container_stats_event(const Runtime& runtime, const ContainerId& id);
 // Calls emit with the container's status first ({"type":"created"|"started","id":ID}), then, as they happen:
 // a stats event every interval; {"type":"started"} at start; {"type":"oom"} when memory.events oom_kill rises;
 // {"type":"pids-limit","data":{"count":N}} when pids.events max rises by N; {"type":REASON,"data":{"detail":..}}
@@ -163,7 +162,7 @@ Result<std::string> container_stats_event(const Runtime& runtime, const std::str
 // {"type":"stopped","data":{code, signal, reason, detail, finished, factors, usage}} (husk.exit as `state`
 // prints it, with the husk object's finished, factors and usage), after which it returns success.
 // A container that is not created, running or paused is an error.
-Result<void> watch_container_events(const Runtime& runtime, const std::string& id, std::chrono::milliseconds interval,
+Result<void> watch_container_events(const Runtime& runtime, const ContainerId& id, std::chrono::milliseconds interval,
                                     const std::function<void(const std::string& line)>& emit);
 
 // `husk tenant` (docs/tenants.md): a tenant's ceilings across all its runs (--tenant, run.husk.tenant), kept in

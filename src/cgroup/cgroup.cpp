@@ -106,7 +106,7 @@ private:
 
 }  // namespace
 
-Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, const spec::HuskAnnotations& husk,
+Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, const spec::HuskSettings& husk,
                                   std::string_view container_id, Manager manager) {
     static const spec::Resources no_resources;
     const spec::Resources& resources =
@@ -116,7 +116,7 @@ Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, const spec::HuskAnnota
     CgroupPlan plan;
     plan.manager = manager;
     plan.net = TRY(compile_net_programs(husk.net_allow, husk.net_ops,
-                                        husk.net_ops_kill ? BudgetEvents::ring : BudgetEvents::none));
+                                        husk.net_ops_kill.value_or(false) ? BudgetEvents::ring : BudgetEvents::none));
     if (!plan.net.empty()) {
         if (spec.process) TRY(check_net_policy_capabilities(*spec.process, "process"));
         if (manager == Manager::disabled)

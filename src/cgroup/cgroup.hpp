@@ -19,7 +19,7 @@
 #include "husk/error.hpp"
 #include "husk/spec.hpp"
 #include "husk/unique_fd.hpp"
-#include "spec/annotations.hpp"
+#include "spec/settings.hpp"
 
 namespace husk::cgroup {
 
@@ -51,7 +51,7 @@ struct CgroupPlan {
 // A limit whose controller the v2 hierarchy does not offer is an error naming the field and the controller
 // (and, on a hybrid host, that it is bound to cgroup v1); so is a field cgroup v2 cannot honour. `husk` is the
 // spec's run.husk.* annotations as create parsed them (run.husk.oom-group).
-Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, const spec::HuskAnnotations& husk,
+Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, const spec::HuskSettings& husk,
                                   std::string_view container_id, Manager manager);
 
 // A created cgroup. Owns a directory fd opened O_RDONLY (CLONE_INTO_CGROUP refuses an O_PATH fd).

@@ -13,7 +13,7 @@
 #include "cgroup/location.hpp"
 #include "husk/error.hpp"
 #include "husk/spec.hpp"
-#include "spec/annotations.hpp"
+#include "spec/settings.hpp"
 
 namespace husk::cgroup {
 
@@ -79,6 +79,6 @@ Result<void> apply_limits(int dir_fd, const std::string& where, const std::vecto
 // limit below the current usage (memory.current), as runc does. `husk` is container_spec's run.husk.*
 // annotations, parsed by the caller (run.husk.oom-group).
 Result<void> update_cgroup(const CgroupLocation& cgroup, const spec::Resources& resources,
-                           const spec::Spec& container_spec, const spec::HuskAnnotations& husk);
+                           const spec::Spec& container_spec, const spec::HuskSettings& husk);
 
 }  // namespace husk::cgroup

@@ -42,7 +42,7 @@ Result<void> check_memory_usage(int dir_fd, const spec::Resources& resources, co
 }  // namespace
 
 Result<void> update_cgroup(const CgroupLocation& cgroup, const spec::Resources& resources,
-                           const spec::Spec& container_spec, const spec::HuskAnnotations& husk) {
+                           const spec::Spec& container_spec, const spec::HuskSettings& husk) {
     UniqueFd root = TRY(open_v2_root(cgroup.mount));
     UniqueFd leaf = TRY(open_cgroup_dir(cgroup));
     std::string where = cgroup.where();

@@ -4,6 +4,7 @@
 #include <boost/program_options.hpp>
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,9 @@ Result<void> set_message_fd(int fd);
 
 // Prints "husk: <context>: <message>" to messages() and, with --log, one line in the chosen format. Returns 1.
 int report(const Globals& globals, const std::string& context, const Error& error);
+// A verb's container id, parsed once, before anything is opened: an invalid one is reported (status 1, as any
+// error) and gives nothing.
+std::optional<ContainerId> checked_id(const Globals& globals, const char* verb, const std::string& text);
 void warn(const Globals& globals, const std::string& message);
 void debug(const Globals& globals, const std::string& message);
 

@@ -1,7 +1,6 @@
-// The flags create and run share (runc's spelling).
+// The flags create and run share (runc's spelling), and the flags of husk's settings, which sandbox takes too.
 #pragma once
 
-#include <map>
 #include <string>
 
 #include "cli/cli.hpp"
@@ -9,10 +8,11 @@
 namespace husk::cli {
 
 po::options_description create_options_description();
-// A malformed --timeout, --kill-grace or --stop-signal is an error naming the flag.
+// A malformed flag of a husk setting is an error naming the flag.
 Result<CreateOptions> read_create_options(const po::variables_map& vm);
-// husk's limits (--timeout, --kill-grace, --stop-signal, --output-limit, --cpu-limit, --tenant, --net-allow,
-// --net-ops, --net-ops-kill) and their annotations.
-po::options_description limit_options_description(const std::string& caption);
-Result<void> read_limit_flags(const po::variables_map& vm, std::map<std::string, std::string>& annotations);
+// One flag per husk setting that has one (spec/settings.hpp: --timeout, --net-allow, --die-with-parent, ...).
+po::options_description setting_options_description(const std::string& caption);
+// Those flags into typed settings, each read by its annotation's parser.
+Result<spec::HuskSettings> read_setting_flags(const po::variables_map& vm);
+
 }  // namespace husk::cli

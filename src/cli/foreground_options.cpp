@@ -44,6 +44,17 @@ int refuse_run(const Globals& globals, const char* verb, const RunOptions& run, 
     return 2;
 }
 
+std::optional<ContainerId> checked_run_id(const Globals& globals, const char* verb, const RunOptions& run,
+                                          const std::string& id) {
+    auto checked = ContainerId::parse(id);
+    if (checked) return std::move(*checked);
+    report(globals, std::string(verb) + " " + id, checked.error());
+    if (run.verdict.wanted() || run.output_format == OutputFormat::json)
+        if (auto delivered = deliver_refused_verdict(run.verdict, id, checked.error(), 1, run.output_format); !delivered)
+            report(globals, std::string(verb) + " " + id, delivered.error());
+    return std::nullopt;
+}
+
 void deliver_unparsed_refusal(const Globals& globals, const char* verb, const Args& args, const std::string& message,
                               int status) {
     RawVerdictFlags raw = scan_verdict_flags(args);

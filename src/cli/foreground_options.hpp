@@ -15,6 +15,9 @@ Result<void> read_foreground_options(const po::variables_map& vm, RunOptions& ru
 // with json, as the stream's one line. Returns the status, 2 (usage).
 int refuse_run(const Globals& globals, const char* verb, const RunOptions& run, const std::string& id,
                const std::string& message);
+// The id as given, parsed; an invalid one is refused like any error (status 1), its verdict delivered.
+std::optional<ContainerId> checked_run_id(const Globals& globals, const char* verb, const RunOptions& run,
+                                          const std::string& id);
 
 // parse_verb refused the command line (`message`, already printed): the `refused` verdict (status `status`) to
 // the --verdict / --verdict-fd / --output-format json its raw words name (cli/raw_flags.hpp).

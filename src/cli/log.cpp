@@ -98,6 +98,13 @@ int report(const Globals& globals, const std::string& context, const Error& erro
     return 1;
 }
 
+std::optional<ContainerId> checked_id(const Globals& globals, const char* verb, const std::string& text) {
+    auto id = ContainerId::parse(text);
+    if (id) return std::move(*id);
+    report(globals, std::string(verb) + " " + text, id.error());
+    return std::nullopt;
+}
+
 void warn(const Globals& globals, const std::string& message) {
     say("husk: warning: %s\n", message.c_str());
     write_log(globals, "warning", message);

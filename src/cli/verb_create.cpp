@@ -16,12 +16,15 @@ int verb_create(const Globals& globals, const Args& args) {
         return 2;
     }
     CreateOptions create = std::move(*read);
-    if (create.id.empty()) {
+    if (!vm.count("id") || vm["id"].as<std::string>().empty()) {
         say("husk: create: a container id is required\n");
         return 2;
     }
-    create.warn = [&](const std::string& message) { warn(globals, "create " + create.id + ": " + message); };
-    if (auto r = create_container(globals.runtime, create); !r) return report(globals, "create " + create.id, r.error());
+    auto id = checked_id(globals, "create", vm["id"].as<std::string>());
+    if (!id) return 1;
+    const std::string context = "create " + id->str();
+    create.warn = [&](const std::string& message) { warn(globals, context + ": " + message); };
+    if (auto r = create_container(globals.runtime, *id, create); !r) return report(globals, context, r.error());
     return 0;
 }
 

@@ -17,9 +17,11 @@ int verb_delete(const Globals& globals, const Args& args) {
         say("husk: delete: a container id is required\n");
         return 2;
     }
-    std::string id = vm["id"].as<std::string>();
+    auto checked = checked_id(globals, "delete", vm["id"].as<std::string>());
+    if (!checked) return 1;
+    const std::string& id = checked->str();
     std::string final_state;
-    auto warnings = delete_container(globals.runtime, id, vm.count("force") > 0,
+    auto warnings = delete_container(globals.runtime, *checked, vm.count("force") > 0,
                                      vm.count("print-state") ? &final_state : nullptr);
     // Printed also when the delete failed after it had the record: a caller that cancels still gets the verdict.
     if (!final_state.empty()) std::printf("%s\n", final_state.c_str());

@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "cli/cli.hpp"
-#include "spec/annotations.hpp"
+#include "base/duration.hpp"
 
 namespace husk::cli {
 
@@ -22,18 +22,20 @@ int verb_events(const Globals& globals, const Args& args) {
         say("husk: events: a container id is required\n");
         return 2;
     }
-    std::string id = vm["id"].as<std::string>();
-    auto interval = spec::parse_duration(vm["interval"].as<std::string>());
+    auto checked = checked_id(globals, "events", vm["id"].as<std::string>());
+    if (!checked) return 1;
+    const std::string& id = checked->str();
+    auto interval = parse_duration(vm["interval"].as<std::string>());
     if (!interval) return report(globals, "events " + id, interval.error().context("--interval"));
     auto ms = std::chrono::ceil<std::chrono::milliseconds>(*interval);
     if (ms.count() <= 0) return report(globals, "events " + id, Error::msg("--interval must be greater than 0"));
     if (vm.count("stats")) {
-        auto line = container_stats_event(globals.runtime, id);
+        auto line = container_stats_event(globals.runtime, *checked);
         if (!line) return report(globals, "events " + id, line.error());
         std::printf("%s\n", line->c_str());
         return 0;
     }
-    auto watched = watch_container_events(globals.runtime, id, ms, [](const std::string& line) {
+    auto watched = watch_container_events(globals.runtime, *checked, ms, [](const std::string& line) {
         // One line per event, flushed: clients read the stream as it comes.
         std::printf("%s\n", line.c_str());
         std::fflush(stdout);

@@ -62,18 +62,20 @@ int verb_exec(const Globals& globals, const Args& args) {
     if (!parse_verb("exec", "[options] ID [COMMAND [ARGS...]]", exec_options(), positional, flags, vm, &status))
         return status;
     ExecOptions exec;
-    if (vm.count("id")) exec.id = vm["id"].as<std::string>();
-    if (exec.id.empty()) {
+    const std::string given = vm.count("id") ? vm["id"].as<std::string>() : "";
+    if (given.empty()) {
         say("husk: exec: a container id is required\n");
         return 2;
     }
     if (id_at + 1 < args.size()) exec.args.assign(args.begin() + static_cast<std::ptrdiff_t>(id_at + 1), args.end());
-    const std::string context = "exec " + exec.id;
+    const std::string context = "exec " + given;
     // runc exits 255 when exec fails ("exec failed: ..."), so a failure never reads as the process's own code.
     auto failed = [&](const Error& error) {
         (void)report(globals, context, error);
         return 255;
     };
+    auto id = ContainerId::parse(given);
+    if (!id) return failed(id.error());
     if (vm.count("process")) {
         const std::string path = vm["process"].as<std::string>();
         auto text = read_file(path);
@@ -105,7 +107,7 @@ int verb_exec(const Globals& globals, const Args& args) {
     exec.cgroup = vm["cgroup"].as<std::string>();
     exec.process_label = vm["process-label"].as<std::string>();
     exec.apparmor = vm["apparmor"].as<std::string>();
-    auto result = exec_container(globals.runtime, exec);
+    auto result = exec_container(globals.runtime, *id, exec);
     if (!result) return failed(result.error());
     return result->exit_code;
 }

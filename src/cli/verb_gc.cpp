@@ -8,7 +8,7 @@ int verb_gc(const Globals& globals, const Args& args) {
     int status = 0;
     if (!parse_verb("gc", "", options, {}, args, vm, &status)) return status;
     GcOutcome outcome = gc_containers(globals.runtime);
-    for (const auto& id : outcome.deleted) std::printf("%s\n", id.c_str());
+    for (const auto& id : outcome.deleted) std::printf("%s\n", id.str().c_str());
     for (const auto& error : outcome.errors) status = report(globals, "", error);
     return status;
 }

@@ -19,15 +19,16 @@ int verb_kill(const Globals& globals, const Args& args) {
         say("husk: kill: a container id is required\n");
         return 2;
     }
-    std::string id = vm["id"].as<std::string>();
+    auto id = checked_id(globals, "kill", vm["id"].as<std::string>());
+    if (!id) return 1;
     int signal = SIGTERM;
     if (vm.count("signal")) {
         auto parsed = parse_signal(vm["signal"].as<std::string>());
-        if (!parsed) return report(globals, "kill " + id, parsed.error());
+        if (!parsed) return report(globals, "kill " + id->str(), parsed.error());
         signal = *parsed;
     }
-    if (auto r = kill_container(globals.runtime, id, signal, vm.count("all") > 0); !r)
-        return report(globals, "kill " + id, r.error());
+    if (auto r = kill_container(globals.runtime, *id, signal, vm.count("all") > 0); !r)
+        return report(globals, "kill " + id->str(), r.error());
     return 0;
 }
 

@@ -17,7 +17,7 @@ int verb_list(const Globals& globals, const Args& args) {
         return 2;
     }
     if (vm.count("quiet")) {
-        for (const auto& id : list_container_ids(globals.runtime)) std::printf("%s\n", id.c_str());
+        for (const auto& id : list_container_ids(globals.runtime)) std::printf("%s\n", id.str().c_str());
         return 0;
     }
     auto containers = list_containers(globals.runtime);
@@ -25,7 +25,7 @@ int verb_list(const Globals& globals, const Args& args) {
         JsonWriter w;
         w.begin_array();
         for (const auto& c : containers) {
-            w.begin_object().key("ociVersion").string("1.3.0").key("id").string(c.id).key("pid").integer(c.pid);
+            w.begin_object().key("ociVersion").string("1.3.0").key("id").string(c.id.str()).key("pid").integer(c.pid);
             w.key("status").string(c.status).key("bundle").string(c.bundle).key("created").string(c.created);
             w.key("owner").string(c.owner).end_object();
         }
@@ -35,7 +35,7 @@ int verb_list(const Globals& globals, const Args& args) {
     }
     std::printf("%-20s %-8s %-10s %-40s %-32s %s\n", "ID", "PID", "STATUS", "BUNDLE", "CREATED", "OWNER");
     for (const auto& c : containers)
-        std::printf("%-20s %-8d %-10s %-40s %-32s %s\n", c.id.c_str(), c.pid, c.status.c_str(), c.bundle.c_str(),
+        std::printf("%-20s %-8d %-10s %-40s %-32s %s\n", c.id.str().c_str(), c.pid, c.status.c_str(), c.bundle.c_str(),
                     c.created.c_str(), c.owner.c_str());
     return 0;
 }

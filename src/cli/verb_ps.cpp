@@ -33,8 +33,10 @@ int verb_ps(const Globals& globals, const Args& args) {
         say("husk: ps: usage: husk ps [--format table|json] ID\n");
         return 2;
     }
-    std::string id = vm["id"].as<std::string>();
-    auto pids = container_pids(globals.runtime, id);
+    auto checked = checked_id(globals, "ps", vm["id"].as<std::string>());
+    if (!checked) return 1;
+    const std::string& id = checked->str();
+    auto pids = container_pids(globals.runtime, *checked);
     if (!pids) return report(globals, "ps " + id, pids.error());
     if (format == "json") {
         // containerd's shim reads a JSON array of host pids.

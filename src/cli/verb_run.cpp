@@ -30,14 +30,17 @@ int verb_run(const Globals& globals, const Args& args) {
     auto read = read_create_options(vm);
     if (!read) return refuse(read.error().message());
     run.create = std::move(*read);
-    if (run.create.id.empty()) return refuse("a container id is required");
-    run.create.warn = [&](const std::string& message) { warn(globals, "run " + run.create.id + ": " + message); };
+    if (id.empty()) return refuse("a container id is required");
+    auto checked = checked_run_id(globals, "run", run, id);
+    if (!checked) return 1;
+    const std::string context = "run " + id;
+    run.create.warn = [&](const std::string& message) { warn(globals, context + ": " + message); };
     run.detach = vm.count("detach") > 0;
     run.keep = vm.count("keep") > 0;
-    auto result = run_container(globals.runtime, run);
-    if (!result) return report(globals, "run " + run.create.id, result.error());
-    for (const auto& warning : result->warnings) warn(globals, "run " + run.create.id + ": " + warning);
-    if (!result->failure.empty()) report(globals, "run " + run.create.id, Error::msg(result->failure));
+    auto result = run_container(globals.runtime, *checked, run);
+    if (!result) return report(globals, context, result.error());
+    for (const auto& warning : result->warnings) warn(globals, context + ": " + warning);
+    if (!result->failure.empty()) report(globals, context, Error::msg(result->failure));
     return result->exit_code;
 }
 

@@ -44,10 +44,8 @@ po::options_description sandbox_options() {
          "default: husk's profile (husk seccomp-profile); unconfined: none; FILE: a linux.seccomp JSON object")
         ("cap", po::value<std::vector<std::string>>(), "give the program a capability (NET_RAW or CAP_NET_RAW; "
                                                        "repeatable; all five sets)")
-        ("print-config", "print the config.json the sandbox would run and exit 0 (it runs with husk run --bundle)")
-        ("die-with-parent", "when the process that started husk dies (even of SIGKILL), kill the sandbox at once "
-                            "and delete it; the verdict says so");
-    po::options_description limits = limit_options_description(
+        ("print-config", "print the config.json the sandbox would run and exit 0 (it runs with husk run --bundle)");
+    po::options_description limits = setting_options_description(
         "\nLimits (one flag each; a limit this host cannot enforce is refused, naming it; SIZES and exit statuses: "
         "husk(8))");
     limits.add_options()
@@ -161,7 +159,7 @@ Result<spec::SandboxSettings> read_settings(const po::variables_map& vm) {
     if (seccomp == "unconfined") settings.seccomp = spec::SandboxSeccomp::unconfined;
     else settings.seccomp_json = seccomp == "default" ? default_seccomp_profile_json() : TRY(seccomp_file(seccomp));
     for (const std::string& cap : values_of<std::string>(vm, "cap")) settings.caps.push_back(capability_name(cap));
-    TRY(read_limit_flags(vm, settings.annotations));
+    settings.husk = TRY(read_setting_flags(vm));
     if (vm.count("cpus")) settings.cpus = TRY(cpus_flag(vm["cpus"].as<std::string>()));
     if (vm.count("memory")) {
         std::uint64_t memory = TRY(size_flag("memory", vm["memory"].as<std::string>()));
@@ -240,6 +238,8 @@ int verb_sandbox(const Globals& globals, const Args& args) {
         if (!generated) return refuse(generated.error().message());
         id = *generated;
     }
+    auto checked = checked_run_id(globals, "sandbox", run, id);
+    if (!checked) return 1;
     auto settings = read_settings(vm);
     if (!settings) return refuse(settings.error().message());
     for (const auto& [flag, file] : {std::pair<std::string, std::string>{"--verdict", run.verdict.path}, {"--log", globals.log_file}})
@@ -252,12 +252,10 @@ int verb_sandbox(const Globals& globals, const Args& args) {
         std::fputs(config->c_str(), stdout);
         return 0;
     }
-    run.create.id = id;
     run.create.bundle = "/";  // every path of the config is absolute; the record names no bundle of the caller's
     run.create.config_text = std::move(*config);
-    run.create.die_with_parent = vm.count("die-with-parent") > 0;
     run.create.warn = [&](const std::string& message) { warn(globals, "sandbox " + id + ": " + message); };
-    auto result = run_container(globals.runtime, run);
+    auto result = run_container(globals.runtime, *checked, run);
     if (!result) return report(globals, "sandbox " + id, result.error());
     for (const auto& warning : result->warnings) warn(globals, "sandbox " + id + ": " + warning);
     if (!result->failure.empty()) report(globals, "sandbox " + id, Error::msg(result->failure));

@@ -1,13 +1,14 @@
 // Verbs that take just an id: parse, then call one library function.
 #pragma once
 
-#include <string>
+#include <optional>
 
 #include "cli/cli.hpp"
 
 namespace husk::cli {
 
-// Parses `husk <verb> [--help] ID`; returns false (with *status) when there is nothing more to do.
-bool parse_id_only(const char* verb, const Args& args, std::string& id, int* status);
+// Parses `husk <verb> [--help] ID`; returns nothing (with *status) when there is nothing more to do: help, a usage
+// error (2), an invalid id (reported, 1).
+std::optional<ContainerId> parse_id_only(const Globals& globals, const char* verb, const Args& args, int* status);
 
 }  // namespace husk::cli

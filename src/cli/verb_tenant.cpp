@@ -3,7 +3,7 @@
 #include "base/size.hpp"
 #include "cli/cli.hpp"
 #include "cli/resource_flags.hpp"
-#include "spec/annotations.hpp"
+#include "base/duration.hpp"
 
 namespace husk::cli {
 namespace {
@@ -17,7 +17,7 @@ constexpr const char* usage =
 
 Result<std::optional<std::chrono::microseconds>> duration_flag(const po::variables_map& vm, const char* flag) {
     if (!vm.count(flag)) return std::nullopt;
-    auto parsed = spec::parse_duration(vm[flag].as<std::string>());
+    auto parsed = parse_duration(vm[flag].as<std::string>());
     if (!parsed) return fail(parsed.error().context(std::string("--") + flag));
     return *parsed;
 }

@@ -45,7 +45,9 @@ int verb_update(const Globals& globals, const Args& args) {
         say("husk: update: a container id is required\n");
         return 2;
     }
-    std::string id = vm["id"].as<std::string>();
+    auto checked = checked_id(globals, "update", vm["id"].as<std::string>());
+    if (!checked) return 1;
+    const std::string& id = checked->str();
     spec::Resources resources;
     if (vm.count("resources")) {
         auto read = read_resources(vm["resources"].as<std::string>());
@@ -56,7 +58,7 @@ int verb_update(const Globals& globals, const Args& args) {
     for (const UpdateFlagInfo& flag : update_flags())
         if (vm.count(flag.name)) flags.push_back({flag.name, vm[flag.name].as<std::string>()});
     if (auto r = apply_update_flags(flags, resources); !r) return report(globals, "update " + id, r.error());
-    if (auto r = update_container(globals.runtime, id, resources); !r) return report(globals, "update " + id, r.error());
+    if (auto r = update_container(globals.runtime, *checked, resources); !r) return report(globals, "update " + id, r.error());
     return 0;
 }
 

@@ -9,6 +9,7 @@
 
 #include "base/fs.hpp"
 #include "base/json_tree.hpp"
+#include "spec/config_writer.hpp"
 #include "spec/parse.hpp"
 #include "spec/validate.hpp"
 
@@ -30,8 +31,7 @@ Result<std::string> absolute_directory(const std::string& path, const char* what
     return std::string(resolved);
 }
 
-Result<Bundle> load_bundle(const CreateOptions& options) {
-    Bundle bundle;
+Result<Bundle> load_bundle(const ContainerId& id, const CreateOptions& options) {
     // Paths come from --bundle, never from the cwd (conmon runs us from podman's cwd).
     std::string dir = options.bundle;
     if (dir.empty()) {
@@ -39,25 +39,31 @@ Result<Bundle> load_bundle(const CreateOptions& options) {
         if (::getcwd(cwd, sizeof cwd) == nullptr) return fail_sys(errno, "getcwd");
         dir = cwd;
     }
-    bundle.dir = TRY(absolute_directory(dir, "bundle"));
+    dir = TRY(absolute_directory(dir, "bundle"));
     // An in-memory config is named so in errors, where a file would be named by its path.
     std::string config_path = "the in-memory config";
+    std::string text;
     if (options.config_text) {
-        bundle.config_text = *options.config_text;  // parse_config bounds it as read_file does a file
+        text = *options.config_text;  // parse_config bounds it as read_file does a file
     } else {
-        config_path = relative_to(bundle.dir, options.config.empty() ? "config.json" : options.config);
-        bundle.config_text = TRY(read_file(config_path, max_json_bytes));
+        config_path = relative_to(dir, options.config.empty() ? "config.json" : options.config);
+        text = TRY(read_file(config_path, max_json_bytes));
     }
-    auto spec = spec::parse_config(bundle.config_text);
+    auto spec = spec::parse_config(text);
     if (!spec) return fail(spec.error().context(config_path));
     if (options.warn)
         for (const std::string& ignored : spec->ignored) options.warn(config_path + ": " + ignored);
-    // --timeout & co. set husk's annotations and win over config.json's (DESIGN.md §4).
-    for (const auto& [key, value] : options.annotations) spec->annotations[key] = value;
-    bundle.husk = TRY(spec::validate(*spec));
-    bundle.spec = std::move(*spec);
-    bundle.rootfs = TRY(absolute_directory(relative_to(bundle.dir, bundle.spec.root.path), "rootfs"));
-    return bundle;
+    // The command line's settings win over config.json's annotations, and all are checked together, once.
+    spec::HuskSettings husk = TRY(spec::validate(*spec, options.overrides));
+    std::string rootfs = TRY(absolute_directory(relative_to(dir, spec->root.path), "rootfs"));
+    return Bundle{std::move(dir), std::move(rootfs), std::move(text),
+                  ContainerConfig{id, std::move(*spec), std::move(husk), std::nullopt}};
+}
+
+Result<std::string> settle_config(Bundle& bundle) {
+    spec::Spec& spec = bundle.config.spec;
+    spec.annotations = spec::annotations_of(std::move(spec.annotations), bundle.config.husk);
+    return spec::config_with_annotations(bundle.config_text, spec.annotations);
 }
 
 }  // namespace husk::container

@@ -1,23 +1,25 @@
-// A bundle as create sees it: absolute paths, the config text as read, the parsed and validated spec.
+// A bundle as create sees it: absolute paths, the config text as read, and the container's effective config made
+// from it (container/config.hpp): parsed, with the command line's settings applied, validated.
 #pragma once
 
 #include <string>
 
+#include "container/config.hpp"
 #include "husk/container.hpp"
-#include "husk/spec.hpp"
-#include "spec/annotations.hpp"
 
 namespace husk::container {
 
 struct Bundle {
     std::string dir;          // absolute
-    std::string config_text;  // kept in the state dir: delete runs poststop hooks even if the bundle is gone
-    spec::Spec spec;
-    spec::HuskAnnotations husk;  // spec's run.husk.* annotations, parsed once by validate
     std::string rootfs;       // absolute, symlinks resolved
+    std::string config_text;  // the file or the in-memory config, as read
+    ContainerConfig config;
 };
 
-Result<Bundle> load_bundle(const CreateOptions& options);
+Result<Bundle> load_bundle(const ContainerId& id, const CreateOptions& options);
+// Writes config.husk into config.spec's annotations (spec::annotations_of) and returns the config.json create
+// stores: the text as read with those annotations. Called once the settings are final (after a tenant's clamp).
+Result<std::string> settle_config(Bundle& bundle);
 // The path with symlinks resolved, which must be a directory; errors name `what` ("bundle", "rootfs").
 Result<std::string> absolute_directory(const std::string& path, const char* what);
 

@@ -52,7 +52,7 @@ void drop_lock_reference(int lock_fd) {
 }
 
 // Every wait here ends at EOF when create dies, so an orphaned monitor ends too, and takes init with it.
-[[noreturn]] void monitor_main(Launch& launch, int report, std::optional<monitor::Caller> caller) {
+[[noreturn]] void monitor_main(Launch& launch, int report) {
     char go;
     if (::read(report, &go, 1) != 1) ::_exit(1);
     process::Parent parent = ::getppid() == 1 ? process::Parent::spawner : process::Parent::spawners_parent;
@@ -89,16 +89,13 @@ void drop_lock_reference(int lock_fd) {
     trace::mark("monitor: watching");
     monitor::run_monitor(container::monitor_plan(launch), std::move(*spawned),
                            parent == process::Parent::spawner ? monitor::Role::parent : monitor::Role::watcher,
-                           report, std::move(launch.output), std::move(caller));
+                           report, std::move(launch.output), std::move(launch.caller));
 }
 
 }  // namespace
 
-Result<void> create_container(const Runtime& runtime, const CreateOptions& options) {
-    // The caller is create's parent: watched from before the monitor exists, so its death is never missed.
-    std::optional<monitor::Caller> caller;
-    if (options.die_with_parent) caller = TRY(monitor::open_caller());
-    auto launch = TRY(container::prepare_launch(runtime, options));
+Result<void> create_container(const Runtime& runtime, const ContainerId& id, const CreateOptions& options) {
+    auto launch = TRY(container::prepare_launch(runtime, id, options));
     int pair[2];
     if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return fail_sys(errno, "socketpair");
     UniqueFd ours(pair[0]), theirs(pair[1]);
@@ -109,7 +106,7 @@ Result<void> create_container(const Runtime& runtime, const CreateOptions& optio
     if (intermediate == 0) {
         ours.reset();
         pid_t monitor = ::fork();
-        if (monitor == 0) monitor_main(*launch, theirs.get(), std::move(caller));
+        if (monitor == 0) monitor_main(*launch, theirs.get());
         ::_exit(monitor < 0 ? 1 : 0);
     }
     theirs.reset();

@@ -15,7 +15,7 @@
 #include "cgroup/hierarchy.hpp"
 #include "cgroup/stats.hpp"
 #include "container/observe.hpp"
-#include "container/record_cgroup.hpp"
+#include "container/config.hpp"
 #include "husk/container.hpp"
 #include "monitor/counters.hpp"
 #include "monitor/stop_reasons.hpp"
@@ -48,8 +48,8 @@ struct Live {
     Status status;
 };
 
-Result<Live> open_live(const Runtime& runtime, const std::string& id, int inotify = -1, int* state_watch = nullptr) {
-    auto dir = TRY(state::StateDir::open(runtime.root, TRY(ContainerId::parse(id))));
+Result<Live> open_live(const Runtime& runtime, const ContainerId& id, int inotify = -1, int* state_watch = nullptr) {
+    auto dir = TRY(state::StateDir::open(runtime.root, id));
     if (inotify >= 0) {
         // Watch before reading, so no write between the read and the watch goes unseen. Through /proc/self/fd:
         // the directory just opened, not whatever the path names by now.
@@ -65,7 +65,7 @@ Result<Live> open_live(const Runtime& runtime, const std::string& id, int inotif
     ::flock(dir.lock_fd(), LOCK_UN);
     // runc refuses a stopped container with the same words.
     if (!record || status == Status::stopped || status == Status::creating)
-        return fail_msg("container with id " + id + " is not running");
+        return fail_msg("container with id " + id.str() + " is not running");
     if (record->cgroup_path.empty())
         return fail_msg("events needs the container's cgroup, and this container has none (--cgroup-manager disabled)");
     return Live{std::move(dir), std::move(*record), status};
@@ -263,16 +263,16 @@ private:
 
 }  // namespace
 
-Result<std::string> container_stats_event(const Runtime& runtime, const std::string& id) {
+Result<std::string> container_stats_event(const Runtime& runtime, const ContainerId& id) {
     Live live = TRY(open_live(runtime, id));
     cgroup::CgroupLocation location = *container::cgroup_of(live.record);  // open_live checked there is one
     std::string where = location.where();
     UniqueFd dir = TRY(cgroup::open_cgroup_dir(location));
     cgroup::Stats stats = TRY(cgroup::read_stats(dir.get(), where));
-    return cgroup::stats_event_json(id, stats);
+    return cgroup::stats_event_json(id.str(), stats);
 }
 
-Result<void> watch_container_events(const Runtime& runtime, const std::string& id, std::chrono::milliseconds interval,
+Result<void> watch_container_events(const Runtime& runtime, const ContainerId& id, std::chrono::milliseconds interval,
                                     const std::function<void(const std::string& line)>& emit) {
     if (interval <= std::chrono::milliseconds(0)) return fail_msg("the interval must be greater than 0");
     UniqueFd inotify(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));

@@ -1,6 +1,6 @@
 // husk exec: a new process in a running container. The record is read under the lock; init is verified
 // (pid + start time + boot id, then again once its pidfd is open and after its namespaces are opened); the
-// plan is built from the stored config.json; spawn_exec clones the process into the container's cgroup and
+// plan is built from the container's effective config; spawn_exec clones the process into the container's cgroup and
 // namespaces. In the foreground husk waits for it and forwards signals; with --detach it returns once the
 // process has exec'd, leaving it to our parent's subreaper (containerd's shim, conmon), as runc does.
 #include <fcntl.h>
@@ -13,15 +13,14 @@
 #include "base/fs.hpp"
 #include "base/sys.hpp"
 #include "cgroup/net_filter.hpp"
+#include "container/config.hpp"
 #include "container/exec_process.hpp"
 #include "container/launch.hpp"
 #include "container/observe.hpp"
-#include "container/record_cgroup.hpp"
 #include "husk/container.hpp"
 #include "monitor/terminal_relay.hpp"
 #include "monitor/wait.hpp"
 #include "process/exec_main.hpp"
-#include "spec/parse.hpp"
 #include "spec/validate.hpp"
 #include "state/process_identity.hpp"
 
@@ -33,7 +32,7 @@ using container::Status;
 // What exec needs of the container, read under the lock.
 struct Target {
     state::Record record;
-    spec::Spec config;   // the stored config.json
+    container::ContainerConfig config;
     UniqueFd init_pidfd;
     UniqueFd cgroup;     // O_RDONLY dir fd for CLONE_INTO_CGROUP; empty with --cgroup-manager disabled
 };
@@ -52,12 +51,11 @@ Result<UniqueFd> open_sub_cgroup(int container_cgroup, const std::string& sub) {
     return fd;
 }
 
-Result<Target> open_target(const Runtime& runtime, const ExecOptions& options) {
-    auto dir = TRY(state::StateDir::open(runtime.root, TRY(ContainerId::parse(options.id))));
+Result<Target> open_target(const Runtime& runtime, const ContainerId& id, const ExecOptions& options) {
+    auto dir = TRY(state::StateDir::open(runtime.root, id));
     TRY(dir.lock(state::Lock::shared));
-    Target target;
-    target.record = TRY(dir.read_record());
-    std::optional<state::Record> record = target.record;
+    state::Record found = TRY(dir.read_record());
+    std::optional<state::Record> record = found;
     switch (container::observe(dir, record).status) {
         case Status::created:
         case Status::running: break;
@@ -68,13 +66,11 @@ Result<Target> open_target(const Runtime& runtime, const ExecOptions& options) {
         case Status::creating: return fail_msg("cannot exec in a container that is still being created");
         case Status::stopped: return fail_msg("cannot exec in a stopped container");
     }
-    const state::Record& r = target.record;
-    auto pidfd = state::open_live_pidfd(r.pid, r.pid_start_time, r.boot_id);
+    auto pidfd = state::open_live_pidfd(found.pid, found.pid_start_time, found.boot_id);
     if (!pidfd) return fail_msg("cannot exec in a stopped container");
-    target.init_pidfd = std::move(*pidfd);
-    std::string text = TRY(read_file_at(dir.fd(), "config.json"));
-    target.config = TRY(spec::parse_config(text));
-    if (auto cgroup = container::cgroup_of(r)) {
+    container::ContainerConfig config = TRY(container::read_config(dir, found));
+    Target target{std::move(found), std::move(config), std::move(*pidfd), UniqueFd()};
+    if (const auto& cgroup = target.config.cgroup) {
         target.cgroup = TRY(open_fd(cgroup->where(), O_RDONLY | O_DIRECTORY));
         if (!options.cgroup.empty()) target.cgroup = TRY(open_sub_cgroup(target.cgroup.get(), options.cgroup));
     } else if (!options.cgroup.empty()) {
@@ -110,22 +106,22 @@ Result<int> wait_in_foreground(process::ExecSpawned& child) {
 
 }  // namespace
 
-Result<ExecOutcome> exec_container(const Runtime& runtime, const ExecOptions& options) {
+Result<ExecOutcome> exec_container(const Runtime& runtime, const ContainerId& id, const ExecOptions& options) {
     if (options.preserve_fds < 0) return fail_msg("--preserve-fds: must be 0 or more");
     TRY(check_preserved_fds(options.preserve_fds));  // first: before husk opens an fd of its own
-    Target target = TRY(open_target(runtime, options));
-    spec::Process process = TRY(container::exec_process(*target.config.process, options));
+    Target target = TRY(open_target(runtime, id, options));
+    spec::Process process = TRY(container::exec_process(*target.config.spec.process, options));
     const auto route = TRY(container::terminal_route(process.terminal, options.detach, options.console_socket));
     if (route == container::TerminalRoute::relay) take_callers_size(process);
-    // The stored config with the exec's process: the container's linux.seccomp and annotations apply.
-    spec::Spec spec = std::move(target.config);
+    // The effective config with the exec's process: the container's linux.seccomp and settings apply.
+    spec::Spec spec = std::move(target.config.spec);
     spec.process = std::move(process);
-    const spec::HuskAnnotations husk = TRY(spec::parse_husk_annotations(spec.annotations));
+    const spec::HuskSettings& husk = target.config.husk;
     // The container's network policy covers the exec'd process (it joins the cgroup) only if it cannot step
     // around the hooks (docs/network-policy.md).
     if (husk.net_allow || husk.net_ops) TRY(cgroup::check_net_policy_capabilities(*spec.process, "exec: process"));
     auto plan = TRY(process::prepare_exec_process(spec, target.init_pidfd.get(), target.record.pid, options.preserve_fds,
-                                                  husk.seccomp_skip_unknown));
+                                                  husk.seccomp_skip_unknown.value_or(false)));
     UniqueFd console;
     if (!options.console_socket.empty()) console = TRY(container::connect_console_socket(options.console_socket));
     process::ExecSpawnOptions spawn{target.cgroup.get(), console.get(),

@@ -8,7 +8,7 @@
 #include "landlock/landlock.hpp"
 #include "mnt/mount_options.hpp"
 #include "seccomp/names.hpp"
-#include "spec/annotations.hpp"
+#include "spec/settings.hpp"
 
 namespace husk {
 namespace {
@@ -105,8 +105,7 @@ std::string features_json() {
     w.key("run.husk.version").string("0.1.0");
     // features.md: annotation values are strings; the run.husk.* keys a config may set, comma-separated.
     std::string known;
-    for (std::string_view annotation : spec::known_husk_annotations())
-        known += (known.empty() ? "" : ",") + std::string(annotation);
+    for (const spec::Setting& setting : spec::husk_settings()) known += (known.empty() ? "" : ",") + setting.annotation();
     w.key("run.husk.annotations").string(known);
     w.end_object();
     w.end_object();

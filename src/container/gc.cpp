@@ -28,8 +28,8 @@ GcOutcome gc_containers(const Runtime& runtime) {
     for (const auto& id : state::list_ids(runtime.root)) {
         auto dir = state::StateDir::open(runtime.root, id);
         if (!dir || !orphaned(*dir)) continue;
-        if (auto deleted = delete_container(runtime, id.str(), false); deleted)
-            outcome.deleted.push_back(id.str());
+        if (auto deleted = delete_container(runtime, id, false); deleted)
+            outcome.deleted.push_back(id);
         else
             outcome.errors.push_back(deleted.error().context("gc " + id.str() + ": "));
     }

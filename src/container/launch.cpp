@@ -19,9 +19,9 @@
 #include "base/time.hpp"
 #include "base/trace.hpp"
 #include "container/observe.hpp"
-#include "container/record_cgroup.hpp"
+#include "container/config.hpp"
 #include "spec/validate.hpp"
-#include "spec/annotations.hpp"
+#include "spec/settings.hpp"
 #include "state/process_identity.hpp"
 
 namespace husk::container {
@@ -66,29 +66,32 @@ Launch::~Launch() {
     exec_fifo.reset();
     // Before the cgroup goes: what it used (setup only; nothing ran) is the run's charge.
     if (tenant) roll_back_tenant_start(root, *tenant, cgroup ? cgroup->location().where() : std::string());
-    if (spawn_attempted && !bundle.spec.hooks.poststop.empty()) {
-        (void)hooks::run_hooks(bundle.spec.hooks.poststop, oci_state_json(record, "stopped", 0), "poststop",
+    if (spawn_attempted && !bundle.config.spec.hooks.poststop.empty()) {
+        (void)hooks::run_hooks(bundle.config.spec.hooks.poststop, oci_state_json(record, "stopped", 0), "poststop",
                                hooks::OnFailure::warn);
     }
     if (cgroup) (void)cgroup::remove_cgroup(*cgroup);
     if (dir) (void)dir->remove();
 }
 
-Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const CreateOptions& options,
+Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const ContainerId& id, const CreateOptions& options,
                                                PtyRelay relay, monitor::OutputFormat format) {
     TRY(check_preserved_fds(options.preserve_fds));  // first: before husk opens an fd of its own
-    const ContainerId id = TRY(ContainerId::parse(options.id));
-    auto owned = std::make_unique<Launch>();
+    auto owned = std::make_unique<Launch>(TRY(load_bundle(id, options)));
     Launch& launch = *owned;
-    launch.bundle = TRY(load_bundle(options));
     trace::mark("config loaded");
-    const spec::Spec& spec = launch.bundle.spec;
-    const spec::HuskAnnotations& husk = launch.bundle.husk;
-    launch.policy = monitor::stop_policy(husk);
+    ContainerConfig& config = launch.bundle.config;
+    const spec::Spec& spec = config.spec;
+    const spec::HuskSettings& husk = config.husk;
     launch.root = runtime.root;
+    // The caller is husk's parent: watched from before anything exists, so its death is never missed.
+    if (husk.die_with_parent.value_or(false)) launch.caller = TRY(monitor::open_caller());
     // Before anything exists: an exhausted tenant leaves nothing behind. The ledger stays locked until the start
-    // record is written below, so a parallel run of the tenant cannot decide on the same remainder.
-    launch.tenant = TRY(admit_tenant(runtime.root, husk.tenant, launch.policy));
+    // record is written below, so a parallel run of the tenant cannot decide on the same remainder. Its clamp is
+    // the last change to the settings: from here on the effective config is what create stores.
+    launch.tenant = TRY(admit_tenant(runtime.root, config.husk));
+    const std::string stored_config = TRY(settle_config(launch.bundle));
+    launch.policy = monitor::stop_policy(husk);
     // A pty has one output: the program's stdout and stderr arrive merged, and no line could say which was which.
     if (spec.process->terminal && format == monitor::OutputFormat::json)
         return fail_msg("process.terminal is true: --output-format json needs the program's stdout and stderr "
@@ -100,16 +103,18 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
                             "(only husk run in the foreground, without --detach, relays its own terminal)");
         launch.relay_terminal = true;
     }
-    auto cgroup_plan = TRY(cgroup::prepare_cgroup(spec, husk, options.id, manager_of(runtime.cgroup_manager)));
+    auto cgroup_plan = TRY(cgroup::prepare_cgroup(spec, husk, id.str(), manager_of(runtime.cgroup_manager)));
     if (launch.tenant)
         TRY(place_tenant_cgroup(*launch.tenant, cgroup_plan, spec.linux ? spec.linux->cgroups_path : std::string(),
-                                options.id));
+                                id.str()));
+    if (!cgroup_plan.disabled()) config.cgroup = cgroup_plan.location;
     // Without a cgroup manager, husk still knows where the hierarchy is, if there is one.
     std::string cgroup2_mount = cgroup_plan.location.mount;
     if (cgroup2_mount.empty()) cgroup2_mount = cgroup::find_v2_mount().value_or(std::string());
     launch.plan = TRY(process::prepare_container(
         spec, process::PlanOptions{launch.bundle.rootfs, launch.bundle.dir, options.no_pivot, options.preserve_fds,
-                                   husk.seccomp_skip_unknown, husk.init, husk.root_tmpfs, cgroup2_mount}));
+                                   husk.seccomp_skip_unknown.value_or(false), husk.init.value_or(false),
+                                   husk.root_tmpfs.value_or(false), cgroup2_mount}));
     launch.buffers = std::make_unique<process::ChildBuffers>();
     trace::mark("plans prepared");
     if (!options.console_socket.empty()) launch.console_socket = TRY(connect_console_socket(options.console_socket));
@@ -118,12 +123,12 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     // the identity of this process. Whoever finds the state dir of a create that died half-way (SIGKILL at any
     // point) finds there what to kill and remove; the monitor adds itself and init the same way as they come.
     state::Record& r = launch.record;
-    r.id = options.id;
+    r.id = id.str();
     r.bundle = launch.bundle.dir;
     r.rootfs = launch.bundle.rootfs;
     r.created = now_rfc3339_nano();
     r.owner = "root";
-    r.annotations = spec.annotations;
+    r.annotations = spec.annotations;  // the effective config's, for the OCI state `husk state` prints
     r.boot_id = TRY(state::read_boot_id());
     r.creator_pid = ::getpid();
     r.creator_start_time = TRY(read_proc_stat(r.creator_pid)).start_time;
@@ -132,16 +137,16 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
         r.caller_pid = ::getppid();
         r.caller_start_time = caller->start_time;
     }
-    r.die_with_parent = options.die_with_parent;
-    if (!cgroup_plan.disabled()) {
-        r.cgroup_mount = cgroup_plan.location.mount;
-        r.cgroup_path = cgroup_plan.location.path;
+    r.die_with_parent = husk.die_with_parent.value_or(false);
+    if (config.cgroup) {
+        r.cgroup_mount = config.cgroup->mount;
+        r.cgroup_path = config.cgroup->path;
     }
 
     // Everything above only read and checked; from here on things exist and the destructor rolls them back.
     launch.dir.emplace(TRY(state::StateDir::create(runtime.root, id, &r)));
     trace::mark("state dir");
-    TRY(write_file_atomic(launch.dir->fd(), "config.json", launch.bundle.config_text));
+    TRY(write_file_atomic(launch.dir->fd(), state::StateDir::config, stored_config));
     // Present while every kill request is in state.json; `kill` unlinks it when it cannot record one (a full
     // state filesystem), which needs no space, and the monitor then does not claim who sent the signal.
     TRY(open_fd_at(launch.dir->fd(), state::StateDir::kills_recorded, O_RDONLY | O_CREAT | O_EXCL, 0600));
@@ -161,7 +166,7 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Cre
     launch.output = TRY(monitor::open_output_plumbing(launch.policy, format));
     // Last: once it is written, the run counts until its end record (the monitor's, delete's, or a replay's).
     if (launch.tenant)
-        TRY(record_tenant_start(*launch.tenant, options.id + "@" + r.created,
+        TRY(record_tenant_start(*launch.tenant, id.str() + "@" + r.created,
                                 launch.cgroup ? launch.cgroup->location().where() : std::string()));
     return owned;
 }
@@ -219,11 +224,11 @@ process::SpawnOptions spawn_options(Launch& launch, process::Parent parent) {
         options.stdout_pipe = launch.output->pipes.stdout_write.get();
         options.stderr_pipe = launch.output->pipes.stderr_write.get();
     }
-    options.oom_score_adj = launch.bundle.spec.process->oom_score_adj;
+    options.oom_score_adj = launch.bundle.config.spec.process->oom_score_adj;
     // Only when init's parent is the process that watches the caller: under a subreaper (CLONE_PARENT) the
     // kernel would tie init to the subreaper's life instead.
     if (launch.record.die_with_parent && parent == process::Parent::spawner) options.parent_death_signal = SIGKILL;
-    options.hooks = &launch.bundle.spec.hooks;
+    options.hooks = &launch.bundle.config.spec.hooks;
     options.close_in_child = {launch.dir->lock_fd(), launch.dir->fd()};
     if (launch.console_socket) options.close_in_child.push_back(launch.console_socket.get());
     const state::Record* record = &launch.record;
@@ -240,10 +245,16 @@ process::SpawnOptions spawn_options(Launch& launch, process::Parent parent) {
 }
 
 monitor::MonitorPlan monitor_plan(const Launch& launch) {
-    const state::Record& r = launch.record;
-    std::optional<cgroup::CgroupLocation> cgroup = cgroup_of(r);
-    return monitor::MonitorPlan{launch.dir->path(), launch.policy, cgroup, monitor::read_oom_kills(cgroup),
-                                monitor::read_pids_max_hits(cgroup), launch.cgroup ? launch.cgroup->net_maps() : nullptr};
+    const ContainerConfig& config = launch.bundle.config;
+    const std::optional<cgroup::CgroupLocation>& cgroup = config.cgroup;
+    return monitor::MonitorPlan{launch.root,
+                                config.id,
+                                launch.policy,
+                                config.husk.tenant,
+                                cgroup,
+                                monitor::read_oom_kills(cgroup),
+                                monitor::read_pids_max_hits(cgroup),
+                                launch.cgroup ? launch.cgroup->net_maps() : nullptr};
 }
 
 Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std::string& pid_file,
@@ -255,7 +266,7 @@ Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std:
     if (launch.plan.seccomp) sec.seccomp_skipped = launch.plan.seccomp->skipped_syscalls;
     if (launch.plan.seccomp)
         for (const auto& r : launch.plan.seccomp->resolutions) sec.seccomp_resolved.push_back({r.syscall, r.kept, r.dropped});
-    if (launch.bundle.spec.process->landlock) sec.landlock_abi = posture.landlock_abi;
+    if (launch.bundle.config.spec.process->landlock) sec.landlock_abi = posture.landlock_abi;
     sec.landlock_dropped = launch.plan.landlock.dropped;
     sec.no_new_privileges = posture.no_new_privs == 1;
     sec.caps_effective = posture.cap_effective;

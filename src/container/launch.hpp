@@ -9,6 +9,7 @@
 #include "cgroup/cgroup.hpp"
 #include "container/bundle.hpp"
 #include "container/tenant.hpp"
+#include "monitor/caller_watch.hpp"
 #include "monitor/counters.hpp"
 #include "monitor/limits.hpp"
 #include "monitor/monitor_process.hpp"
@@ -24,7 +25,7 @@ namespace husk::container {
 enum class PtyRelay { refused, offered };
 
 struct Launch {
-    Bundle bundle;
+    Bundle bundle;  // bundle.config: the effective config, stored in the state dir and named by the record
     process::ContainerPlan plan;
     std::unique_ptr<process::ChildBuffers> buffers;
     std::optional<state::StateDir> dir;
@@ -33,12 +34,13 @@ struct Launch {
     UniqueFd console_socket;  // connected --console-socket
     bool relay_terminal = false;  // process.terminal without --console-socket: the spawner keeps the pty master
     state::Record record;
-    monitor::StopPolicy policy;        // run.husk.timeout & co., enforced by the monitor
+    monitor::StopPolicy policy;        // run.husk.timeout & co. of the effective config, enforced by the monitor
+    std::optional<monitor::Caller> caller;  // run.husk.die-with-parent: husk's parent, watched from before anything exists
     std::optional<monitor::OutputPlumbing> output;  // run.husk.output-limit: the pump's pipes and the stdio to pump into
     std::string root;                              // --root: the rollback of a tenant's start record needs it
     std::optional<TenantAdmission> tenant;         // run.husk.tenant: admitted, its start record written at the end
 
-    Launch() = default;
+    explicit Launch(Bundle loaded) : bundle(std::move(loaded)) {}
     Launch(const Launch&) = delete;
     Launch& operator=(const Launch&) = delete;
     ~Launch();                // rolls back unless committed
@@ -52,7 +54,7 @@ private:
 };
 
 // `format` json (`husk run` in the foreground) pumps the output even without a cap, and refuses a terminal.
-Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const CreateOptions& options,
+Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const ContainerId& id, const CreateOptions& options,
                                                PtyRelay relay = PtyRelay::refused,
                                                monitor::OutputFormat format = monitor::OutputFormat::text);
 

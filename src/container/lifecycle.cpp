@@ -19,12 +19,11 @@
 #include "base/time.hpp"
 #include "cgroup/cgroup.hpp"
 #include "container/observe.hpp"
-#include "container/record_cgroup.hpp"
+#include "container/config.hpp"
 #include "container/tenant.hpp"
 #include "hooks/hooks.hpp"
 #include "husk/container.hpp"
 #include "monitor/verdict_reader.hpp"
-#include "spec/parse.hpp"
 #include "state/process_identity.hpp"
 
 namespace husk {
@@ -49,12 +48,14 @@ Result<Opened> open_container(const Runtime& runtime, const ContainerId& id, sta
     return Opened{std::move(dir), std::move(record), observed};
 }
 
-// The hooks stored at create time (the bundle may be gone by delete).
-spec::Hooks stored_hooks(const state::StateDir& dir) {
-    auto text = read_file_at(dir.fd(), "config.json");
-    if (!text) return {};
-    auto spec = spec::parse_config(*text);
-    return spec ? spec->hooks : spec::Hooks{};
+// delete's view of the effective config (the hooks to run, the tenant to charge): a container must stay deletable
+// when it cannot be read, so that is a warning, and nothing when a create died before it wrote it.
+std::optional<container::ContainerConfig> config_for_delete(const Opened& c, std::vector<std::string>& warnings) {
+    auto config = container::read_config(c.dir, *c.record);
+    if (config) return std::move(*config);
+    if (config.error().err != ENOENT)
+        warnings.push_back("poststop hooks not run and no tenant charged: " + config.error().message());
+    return std::nullopt;
 }
 
 // Waits until init is gone, up to timeout.
@@ -192,8 +193,8 @@ Result<bool> wait_for_exec(int fifo) {
 
 }  // namespace
 
-Result<std::vector<std::string>> start_container(const Runtime& runtime, const std::string& id) {
-    auto c = TRY(open_container(runtime, TRY(ContainerId::parse(id)), state::Lock::exclusive));
+Result<std::vector<std::string>> start_container(const Runtime& runtime, const ContainerId& id) {
+    auto c = TRY(open_container(runtime, id, state::Lock::exclusive));
     switch (c.observed.status) {
         case Status::created: break;
         case Status::stopped: return fail_msg("cannot start a container that has stopped");
@@ -212,7 +213,7 @@ Result<std::vector<std::string>> start_container(const Runtime& runtime, const s
     // either way, as runc's does: the failure is the container's exit (setup-failed), recorded by the monitor.
     // The wait lasts as long as the startContainer hooks do, so it must not hold up kill or delete --force:
     // the lock goes first, and the hooks are read while the state dir surely still exists.
-    const spec::Hooks hooks = stored_hooks(c.dir);
+    const spec::Hooks hooks = TRY(container::read_config(c.dir, *c.record)).spec.hooks;
     c.dir.unlock();
     if (!TRY(wait_for_exec(fifo->get())))
         return std::vector<std::string>{"the container's program was not executed (a startContainer hook or execve "
@@ -224,8 +225,8 @@ Result<std::vector<std::string>> start_container(const Runtime& runtime, const s
     return std::move(outcome->warnings);
 }
 
-Result<std::string> container_state_json(const Runtime& runtime, const std::string& id) {
-    auto dir = TRY(state::StateDir::open_unlocked(runtime.root, TRY(ContainerId::parse(id))));
+Result<std::string> container_state_json(const Runtime& runtime, const ContainerId& id) {
+    auto dir = TRY(state::StateDir::open_unlocked(runtime.root, id));
     std::optional<state::Record> record;
     if (auto r = dir.read_record()) record = std::move(*r);
     Observed observed = container::observe(dir, record);
@@ -240,14 +241,14 @@ Result<std::string> container_state_json(const Runtime& runtime, const std::stri
     }
     if (!record) {
         state::Record empty;
-        empty.id = id;
+        empty.id = id.str();
         return container::oci_state_json(empty, container::status_name(observed.status), 0);
     }
     return container::oci_state_json(*record, container::status_name(observed.status), observed.pid);
 }
 
-Result<void> kill_container(const Runtime& runtime, const std::string& id, int signal, bool all) {
-    auto c = TRY(open_container(runtime, TRY(ContainerId::parse(id)), state::Lock::exclusive));
+Result<void> kill_container(const Runtime& runtime, const ContainerId& id, int signal, bool all) {
+    auto c = TRY(open_container(runtime, id, state::Lock::exclusive));
     if (c.observed.status == Status::stopped || c.observed.status == Status::creating || !c.record)
         return fail_msg("container not running");
     // Without a cgroup there is no complete list of the container's processes; signalling init alone would
@@ -261,12 +262,11 @@ Result<void> kill_container(const Runtime& runtime, const std::string& id, int s
     return signal_init(*c.record, signal);
 }
 
-Result<std::vector<std::string>> delete_container(const Runtime& runtime, const std::string& id, bool force,
+Result<std::vector<std::string>> delete_container(const Runtime& runtime, const ContainerId& id, bool force,
                                                   std::string* final_state) {
     // A create killed before its state dir was renamed into place left only its temporary directory.
-    const ContainerId checked = TRY(ContainerId::parse(id));
-    state::remove_abandoned_creations(runtime.root, checked);
-    auto opened = open_container(runtime, checked, state::Lock::exclusive);
+    state::remove_abandoned_creations(runtime.root, id);
+    auto opened = open_container(runtime, id, state::Lock::exclusive);
     if (!opened) {
         // Clients delete twice (containerd's shim always follows delete with delete --force): not an error.
         if (force && opened.error().kind == ErrorKind::not_found) return std::vector<std::string>{};
@@ -278,7 +278,7 @@ Result<std::vector<std::string>> delete_container(const Runtime& runtime, const 
     if (c.record && c.record->creator_pid != 0 && !container::creator_alive(*c.record)) TRY(kill_abandoned_create(c));
     if (c.observed.status != Status::stopped) {
         if (!force)
-            return fail_msg("cannot delete container " + id + " that is not stopped: " +
+            return fail_msg("cannot delete container " + id.str() + " that is not stopped: " +
                             container::status_name(c.observed.status));
         if (c.record) {
             record_force_delete(c);
@@ -298,10 +298,13 @@ Result<std::vector<std::string>> delete_container(const Runtime& runtime, const 
     if (c.record) {
         // runtime.md: poststop hooks run after the container is deleted... their failures are warnings.
         std::string state = container::oci_state_json(*c.record, "stopped", 0);
-        auto outcome = hooks::run_hooks(stored_hooks(c.dir).poststop, state, "poststop", hooks::OnFailure::warn);
-        if (outcome) warnings = outcome->warnings;
-        // A tenant run whose monitor was lost is charged from its cgroup before the cgroup goes.
-        container::charge_deleted(runtime.root, *c.record);
+        std::optional<container::ContainerConfig> config = config_for_delete(c, warnings);
+        if (config) {
+            auto outcome = hooks::run_hooks(config->spec.hooks.poststop, state, "poststop", hooks::OnFailure::warn);
+            if (outcome) warnings.insert(warnings.end(), outcome->warnings.begin(), outcome->warnings.end());
+            // A tenant run whose monitor was lost is charged from its cgroup before the cgroup goes.
+            if (config->husk.tenant) container::charge_deleted(runtime.root, *config->husk.tenant, *c.record);
+        }
         if (auto cgroup = container::cgroup_of(*c.record)) {
             // Without a pid namespace, processes may outlive init; runc kills them too before removing.
             (void)cgroup::kill_all(*cgroup, SIGKILL);
@@ -323,18 +326,18 @@ static Result<cgroup::CgroupLocation> require_cgroup(const Opened& c, Status exp
     return *cgroup;
 }
 
-Result<void> pause_container(const Runtime& runtime, const std::string& id) {
-    auto c = TRY(open_container(runtime, TRY(ContainerId::parse(id)), state::Lock::exclusive));
+Result<void> pause_container(const Runtime& runtime, const ContainerId& id) {
+    auto c = TRY(open_container(runtime, id, state::Lock::exclusive));
     return cgroup::set_frozen(TRY(require_cgroup(c, Status::running, "pause")), true);
 }
 
-Result<void> resume_container(const Runtime& runtime, const std::string& id) {
-    auto c = TRY(open_container(runtime, TRY(ContainerId::parse(id)), state::Lock::exclusive));
+Result<void> resume_container(const Runtime& runtime, const ContainerId& id) {
+    auto c = TRY(open_container(runtime, id, state::Lock::exclusive));
     return cgroup::set_frozen(TRY(require_cgroup(c, Status::paused, "resume")), false);
 }
 
-Result<std::vector<pid_t>> container_pids(const Runtime& runtime, const std::string& id) {
-    auto c = TRY(open_container(runtime, TRY(ContainerId::parse(id)), state::Lock::shared));
+Result<std::vector<pid_t>> container_pids(const Runtime& runtime, const ContainerId& id) {
+    auto c = TRY(open_container(runtime, id, state::Lock::shared));
     if (!c.record || c.observed.status == Status::stopped) return fail_msg("container not running");
     std::optional<cgroup::CgroupLocation> cgroup = container::cgroup_of(*c.record);
     if (!cgroup)
@@ -352,8 +355,7 @@ std::vector<ContainerSummary> list_containers(const Runtime& runtime) {
         std::optional<state::Record> record;
         if (auto r = dir->read_record()) record = std::move(*r);
         Observed observed = container::observe(*dir, record);
-        ContainerSummary s;
-        s.id = id.str();
+        ContainerSummary s{id};
         s.pid = observed.pid;
         s.status = container::status_name(observed.status);
         if (record) {
@@ -366,12 +368,12 @@ std::vector<ContainerSummary> list_containers(const Runtime& runtime) {
     return out;
 }
 
-std::vector<std::string> list_container_ids(const Runtime& runtime) {
-    std::vector<std::string> out;
+std::vector<ContainerId> list_container_ids(const Runtime& runtime) {
+    std::vector<ContainerId> out;
     auto root = open_fd(runtime.root, O_RDONLY | O_DIRECTORY);
     const int root_fd = root ? root->get() : AT_FDCWD;
     for (const auto& id : state::list_ids(runtime.root))
-        if (state::StateDir::open_unlocked(runtime.root, id, root_fd)) out.push_back(id.str());
+        if (state::StateDir::open_unlocked(runtime.root, id, root_fd)) out.push_back(id);
     return out;
 }
 

@@ -5,7 +5,7 @@
 
 #include "base/json_writer.hpp"
 #include "cgroup/cgroup.hpp"
-#include "container/record_cgroup.hpp"
+#include "container/config.hpp"
 #include "monitor/verdict_reader.hpp"
 #include "state/process_identity.hpp"
 

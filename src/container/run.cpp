@@ -37,7 +37,8 @@ monitor::OutputFormat format_of(OutputFormat format) {
     return format == OutputFormat::json ? monitor::OutputFormat::json : monitor::OutputFormat::text;
 }
 
-Result<RunOutcome> run_foreground(const Runtime& runtime, const RunOptions& options, Progress& progress) {
+Result<RunOutcome> run_foreground(const Runtime& runtime, const ContainerId& id, const RunOptions& options,
+                                  Progress& progress) {
     RunOutcome outcome;
     // Signals a terminal or a supervisor sends to `husk run` go to the container, as with runc; a stop request
     // is a cancel husk enforces with the kill grace, as the wall-time limit does. Until the loop runs they wait.
@@ -45,14 +46,13 @@ Result<RunOutcome> run_foreground(const Runtime& runtime, const RunOptions& opti
     sigemptyset(&forward);
     for (int sig : {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT}) sigaddset(&forward, sig);
     monitor::defer_signals(forward);
-    std::optional<monitor::Caller> caller;
-    if (options.create.die_with_parent) caller = TRY(monitor::open_caller());
     {
         // process.terminal without --console-socket: husk keeps the pty master and relays its own terminal.
-        auto launch = TRY(container::prepare_launch(runtime, options.create, container::PtyRelay::offered,
+        auto launch = TRY(container::prepare_launch(runtime, id, options.create, container::PtyRelay::offered,
                                                     format_of(options.output_format)));
         progress.prepared = true;
         progress.verdict.policy = launch->policy;
+        progress.verdict.settings = launch->bundle.config.husk;
         launch->record.monitor_deletes = !options.keep;  // husk gc's cue if husk is lost before it deletes
         launch->spawn_attempted = true;
         auto spawned = TRY(process::spawn_init(launch->plan, *launch->buffers,
@@ -65,6 +65,7 @@ Result<RunOutcome> run_foreground(const Runtime& runtime, const RunOptions& opti
         launch->commit();
         monitor::MonitorPlan plan = container::monitor_plan(*launch);
         std::optional<monitor::OutputPlumbing> output = std::move(launch->output);
+        std::optional<monitor::Caller> caller = std::move(launch->caller);
         const bool relay_terminal = launch->relay_terminal;
         launch.reset();  // releases the create lock so start can take it
 
@@ -84,12 +85,12 @@ Result<RunOutcome> run_foreground(const Runtime& runtime, const RunOptions& opti
         // SIGWINCH then resizes the pty instead of being forwarded (monitor/terminal_relay.hpp).
         if (relay_terminal) monitor::add_terminal_relay(std::move(spawned.console), wait);
 
-        auto started = start_container(runtime, options.create.id);
+        auto started = start_container(runtime, id);
         if (!started) {
             monitor::kill_init(spawned.pid);
             monitor::WaitOptions reap;
             (void)monitor::wait_for_exit(spawned.pidfd.get(), reap);
-            (void)delete_container(runtime, options.create.id, true);
+            (void)delete_container(runtime, id, true);
             return std::unexpected(started.error());
         }
         outcome.warnings = std::move(*started);
@@ -114,7 +115,7 @@ Result<RunOutcome> run_foreground(const Runtime& runtime, const RunOptions& opti
         trace::mark("recorded");
     }
     if (!options.keep) {
-        auto deleted = delete_container(runtime, options.create.id, true);
+        auto deleted = delete_container(runtime, id, true);
         if (!deleted) return std::unexpected(deleted.error());
         outcome.warnings.insert(outcome.warnings.end(), deleted->begin(), deleted->end());
         trace::mark("deleted");
@@ -148,23 +149,23 @@ Result<void> deliver_line(OutputFormat format, std::string_view json,
 
 }  // namespace
 
-Result<RunOutcome> run_container(const Runtime& runtime, const RunOptions& options) {
+Result<RunOutcome> run_container(const Runtime& runtime, const ContainerId& id, const RunOptions& options) {
     if (options.detach) {
         if (options.output_format == OutputFormat::json)
             return fail_msg("--output-format json needs a foreground run, not --detach");
         RunOutcome outcome;
-        TRY(create_container(runtime, options.create));
-        auto started = start_container(runtime, options.create.id);
+        TRY(create_container(runtime, id, options.create));
+        auto started = start_container(runtime, id);
         if (!started) {
-            (void)delete_container(runtime, options.create.id, true);
+            (void)delete_container(runtime, id, true);
             return std::unexpected(started.error());
         }
         outcome.warnings = std::move(*started);
         return outcome;
     }
     Progress progress;
-    progress.verdict.id = options.create.id;
-    auto outcome = run_foreground(runtime, options, progress);
+    progress.verdict.id = id.str();
+    auto outcome = run_foreground(runtime, id, options, progress);
     if (!options.verdict.wanted() && options.output_format == OutputFormat::text) return outcome;
     // Exactly one verdict: the container's exit once there was one (a failed delete afterwards does not change
     // how the program ended), else the error that kept it from running.

@@ -7,7 +7,7 @@
 
 #include "base/json_writer.hpp"
 #include "base/quote.hpp"
-#include "container/record_cgroup.hpp"
+#include "container/config.hpp"
 #include "husk/container.hpp"
 #include "monitor/tenant_charge.hpp"
 #include "state/process_identity.hpp"
@@ -95,8 +95,8 @@ void write_amounts(JsonWriter& w, const char* key, const tenant::Amounts& amount
 
 }  // namespace
 
-Result<std::optional<TenantAdmission>> admit_tenant(const std::string& root, const std::optional<std::string>& tenant,
-                                                    monitor::StopPolicy& policy) {
+Result<std::optional<TenantAdmission>> admit_tenant(const std::string& root, spec::HuskSettings& settings) {
+    const std::optional<std::string>& tenant = settings.tenant;
     if (!tenant) return std::nullopt;
     auto opened = open_tenant(root, *tenant);
     if (!opened && opened.error().kind != ErrorKind::not_found)
@@ -106,18 +106,18 @@ Result<std::optional<TenantAdmission>> admit_tenant(const std::string& root, con
     if (auto why = tenant::exhausted(opened->ceilings, account))
         return fail_msg("tenant " + quoted(*tenant) + " has used up its quota: " + *why, ErrorKind::tenant_quota);
     tenant::Budgets own;
-    if (policy.cpu_limit) own.cpu_usec = static_cast<std::uint64_t>(policy.cpu_limit->count());
-    own.wall_usec = usec(policy.timeout);
-    own.output_bytes = policy.output_limit;
+    if (settings.cpu_limit) own.cpu_usec = static_cast<std::uint64_t>(settings.cpu_limit->count());
+    own.wall_usec = usec(settings.timeout);
+    own.output_bytes = settings.output_limit;
     tenant::Budgets budgets = tenant::clamp(own, tenant::remaining(opened->ceilings, account));
-    if (budgets.cpu_usec) policy.cpu_limit = microseconds(*budgets.cpu_usec);
+    if (budgets.cpu_usec) settings.cpu_limit = microseconds(*budgets.cpu_usec);
     // The timer counts whole milliseconds: round down, so the run never gets more than the tenant has (at
     // least 1 ms, since what is left is not 0).
     if (budgets.wall_usec) {
-        policy.timeout = milliseconds(std::max<std::uint64_t>(*budgets.wall_usec / 1000, 1));
-        budgets.wall_usec = static_cast<std::uint64_t>(policy.timeout->count()) * 1000;
+        settings.timeout = milliseconds(std::max<std::uint64_t>(*budgets.wall_usec / 1000, 1));
+        budgets.wall_usec = static_cast<std::uint64_t>(settings.timeout->count()) * 1000;
     }
-    policy.output_limit = budgets.output_bytes;
+    settings.output_limit = budgets.output_bytes;
     return TenantAdmission{std::move(opened->ledger), *tenant, budgets, opened->ceilings, false, {}};
 }
 
@@ -146,13 +146,12 @@ void roll_back_tenant_start(const std::string& root, TenantAdmission& admission,
                                  tenant::Source::rollback);
 }
 
-void charge_deleted(const std::string& root, const state::Record& record) {
-    auto run = monitor::tenant_run(root, record);
-    if (!run) return;
+void charge_deleted(const std::string& root, const std::string& tenant, const state::Record& record) {
+    const monitor::TenantRun run = monitor::tenant_run(root, tenant, record);
     std::optional<std::uint64_t> cpu;
     if (auto cgroup = cgroup_of(record)) cpu = monitor::read_cgroup_cpu_usage(cgroup->where());
     if (!cpu && record.exit) cpu = record.exit->usage.cpu_usec;
-    (void)monitor::charge_tenant(*run, monitor::used_by(record, cpu), tenant::Source::deleted);
+    (void)monitor::charge_tenant(run, monitor::used_by(record, cpu), tenant::Source::deleted);
 }
 
 }  // namespace husk::container

@@ -9,7 +9,7 @@
 
 #include "cgroup/cgroup.hpp"
 #include "husk/error.hpp"
-#include "monitor/policy.hpp"
+#include "spec/settings.hpp"
 #include "state/record.hpp"
 #include "tenant/ceilings.hpp"
 #include "tenant/ledger.hpp"
@@ -21,17 +21,17 @@ namespace husk::container {
 struct TenantAdmission {
     tenant::Ledger ledger;
     std::string name;
-    tenant::Budgets budgets;  // what policy now holds
+    tenant::Budgets budgets;  // what the run's settings now hold
     tenant::Ceilings ceilings;  // as read at admission: the shared parent's limits come from them
     bool started = false;     // the start record is in the ledger: a rollback owes an end record
     std::string run;
 };
 
 // Nothing without run.husk.tenant. A tenant that has used up a ceiling is an ErrorKind::tenant_quota error
-// saying which and how much. Otherwise `policy`'s cpu-limit, timeout and output-limit become the smaller of
-// their own and what the tenant has left (every ceiling the tenant has gives the run a limit).
-Result<std::optional<TenantAdmission>> admit_tenant(const std::string& root, const std::optional<std::string>& tenant,
-                                                    monitor::StopPolicy& policy);
+// saying which and how much. Otherwise the settings' cpu-limit, timeout and output-limit become the smaller of
+// their own and what the tenant has left (every ceiling the tenant has gives the run a limit): what the monitor
+// enforces and the effective config records.
+Result<std::optional<TenantAdmission>> admit_tenant(const std::string& root, spec::HuskSettings& settings);
 
 // Places the run's cgroup below the tenant's shared parent when the tenant has cgroup ceilings (memory, pids,
 // cpus), whose limits create_cgroup then writes from the ceilings read at this admission. Refused, naming
@@ -46,8 +46,8 @@ Result<void> record_tenant_start(TenantAdmission& admission, const std::string& 
 // A create that failed after its start record: the end record with what its cgroup used (best effort).
 void roll_back_tenant_start(const std::string& root, TenantAdmission& admission, const std::string& cgroup);
 
-// husk delete of a tenant container: charges what its cgroup used, unless the monitor did (best effort: a
-// replay recovers it when this fails).
-void charge_deleted(const std::string& root, const state::Record& record);
+// husk delete of a tenant container (`tenant`: its effective config's): charges what its cgroup used, unless the
+// monitor did (best effort: a replay recovers it when this fails).
+void charge_deleted(const std::string& root, const std::string& tenant, const state::Record& record);
 
 }  // namespace husk::container

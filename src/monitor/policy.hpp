@@ -11,7 +11,8 @@
 
 #include "cgroup/location.hpp"
 #include "cgroup/net_maps.hpp"
-#include "spec/annotations.hpp"
+#include "husk/container_id.hpp"
+#include "spec/settings.hpp"
 
 namespace husk::monitor {
 
@@ -27,11 +28,14 @@ struct StopPolicy {
     bool net_ops_kill = false;                           // ... past which the container is stopped
 };
 
-StopPolicy stop_policy(const spec::HuskAnnotations& annotations);
+StopPolicy stop_policy(const spec::HuskSettings& settings);
 
 struct MonitorPlan {
-    std::string state_path;
+    // The container whose record the monitor writes, <root>/<id>: named by its effective config, never by a path.
+    std::string root;
+    ContainerId id;
     StopPolicy policy;
+    std::optional<std::string> tenant;  // run.husk.tenant: the ledger its end record goes to
     std::optional<cgroup::CgroupLocation> cgroup;  // nothing: the container has no cgroup
     // memory.events oom_kill when the monitor began (a reused cgroup may have history); nothing without a
     // memory controller. The verdict counts the rise from here.

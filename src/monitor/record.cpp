@@ -20,11 +20,8 @@ struct LockedRecord {
     state::Record record;
 };
 
-std::optional<LockedRecord> open_for_update(const std::string& state_path, pid_t init) {
-    auto slash = state_path.rfind('/');
-    auto id = ContainerId::parse(state_path.substr(slash + 1));
-    if (!id) return std::nullopt;
-    auto dir = state::StateDir::open(state_path.substr(0, slash), *id);
+std::optional<LockedRecord> open_for_update(const MonitorPlan& plan, pid_t init) {
+    auto dir = state::StateDir::open(plan.root, plan.id);
     if (!dir || !dir->lock(state::Lock::exclusive)) return std::nullopt;
     auto record = dir->read_record();
     if (!record || record->pid != init || record->exit) return std::nullopt;
@@ -58,7 +55,7 @@ void report_unwritten(const LockedRecord& locked, const char* what, const Error&
 }  // namespace
 
 void record_cause(const MonitorPlan& plan, pid_t init, const state::StopCause& cause) {
-    auto locked = open_for_update(plan.state_path, init);
+    auto locked = open_for_update(plan, init);
     if (!locked || locked->record.cause) return;
     locked->record.cause = cause;
     if (auto written = locked->dir.write_record(locked->record); !written)
@@ -69,7 +66,7 @@ std::optional<state::Record> record_exit(const MonitorPlan& plan, pid_t init, co
     FinalCounters counters = read_final_counters(plan);
     counters.usage.stdout_bytes = status.stdout_bytes;
     counters.usage.stderr_bytes = status.stderr_bytes;
-    auto locked = open_for_update(plan.state_path, init);
+    auto locked = open_for_update(plan, init);
     if (!locked) return std::nullopt;
     locked->record.exit = decide_exit(status, locked->record, plan.policy, counters.facts);
     qualify_unrecorded_kills(locked->dir, *locked->record.exit);
@@ -77,8 +74,9 @@ std::optional<state::Record> record_exit(const MonitorPlan& plan, pid_t init, co
     locked->record.exit->factors = std::move(counters.factors);
     // The charge first, under the state lock: husk delete, which charges a run whose monitor was lost, takes
     // that lock too, and sees either no verdict (it waits for it) or the charge made.
-    if (auto run = tenant_run(plan.state_path.substr(0, plan.state_path.rfind('/')), locked->record))
-        if (auto charged = charge_tenant(*run, used_by(locked->record, counters.usage.cpu_usec), tenant::Source::monitor);
+    if (plan.tenant)
+        if (auto charged = charge_tenant(tenant_run(plan.root, *plan.tenant, locked->record),
+                                         used_by(locked->record, counters.usage.cpu_usec), tenant::Source::monitor);
             !charged)
             report_unwritten(*locked, "the tenant charge", charged.error());
     if (auto written = locked->dir.write_record(locked->record); !written)

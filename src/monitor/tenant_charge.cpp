@@ -12,10 +12,8 @@
 
 namespace husk::monitor {
 
-std::optional<TenantRun> tenant_run(const std::string& root, const state::Record& record) {
-    auto tenant = record.annotations.find("run.husk.tenant");
-    if (tenant == record.annotations.end()) return std::nullopt;
-    return TenantRun{root, tenant->second, record.id + "@" + record.created};
+TenantRun tenant_run(const std::string& root, const std::string& tenant, const state::Record& record) {
+    return TenantRun{root, tenant, record.id + "@" + record.created};
 }
 
 std::optional<std::uint64_t> read_cgroup_cpu_usage(const std::string& where) {

@@ -21,8 +21,8 @@ struct TenantRun {
     std::string run;   // "<id>@<created>"
 };
 
-// The run name of a container's record ("<id>@<created>"); nothing when the record has no tenant.
-std::optional<TenantRun> tenant_run(const std::string& root, const state::Record& record);
+// The run of a container charged to `tenant` (its effective config's run.husk.tenant): "<id>@<created>".
+TenantRun tenant_run(const std::string& root, const std::string& tenant, const state::Record& record);
 
 // cpu.stat usage_usec of a cgroup directory ("/sys/fs/cgroup/unified/husk/c1") now; nothing when it is gone or
 // has no such counter.

@@ -9,12 +9,14 @@
 #include "base/json_writer.hpp"
 #include "monitor/verdict.hpp"
 #include "monitor/verdict_reader.hpp"
+#include "spec/net_allow.hpp"
 
 namespace husk::monitor {
 namespace {
 
-// The run.husk.* limits with their units in the key, as usage's counters have them.
-void write_limits(JsonWriter& w, const StopPolicy& policy) {
+// The run.husk.* limits with their units in the key, as usage's counters have them, and the policies of the
+// effective config that shaped the run.
+void write_limits(JsonWriter& w, const StopPolicy& policy, const spec::HuskSettings& settings) {
     w.key("limits").begin_object();
     if (policy.timeout) w.key("timeoutMs").unsigned_integer(static_cast<std::uint64_t>(policy.timeout->count()));
     w.key("killGraceMs").unsigned_integer(static_cast<std::uint64_t>(policy.grace.count()));
@@ -22,6 +24,14 @@ void write_limits(JsonWriter& w, const StopPolicy& policy) {
     if (policy.output_limit) w.key("outputLimitBytes").unsigned_integer(*policy.output_limit);
     if (policy.cpu_limit) w.key("cpuLimitUsec").unsigned_integer(static_cast<std::uint64_t>(policy.cpu_limit->count()));
     if (policy.net_ops) w.key("netOps").unsigned_integer(*policy.net_ops);
+    if (policy.net_ops_kill) w.key("netOpsKill").boolean(true);
+    if (settings.net_allow) {
+        w.key("netAllow").begin_array();
+        for (const spec::NetAllowEntry& entry : settings.net_allow->entries) w.string(spec::to_string(entry));
+        w.end_array();
+    }
+    if (settings.tenant) w.key("tenant").string(*settings.tenant);
+    if (settings.die_with_parent.value_or(false)) w.key("dieWithParent").boolean(true);
     w.end_object();
 }
 
@@ -45,7 +55,7 @@ std::string encode_verdict(const RunVerdict& verdict) {
     state::write_factors(w, verdict.exit.factors);
     state::write_usage(w, verdict.exit.usage);
     if (verdict.security) state::write_security(w, *verdict.security);
-    if (verdict.policy) write_limits(w, *verdict.policy);
+    if (verdict.policy) write_limits(w, *verdict.policy, verdict.settings);
     w.end_object();
     return w.str();
 }

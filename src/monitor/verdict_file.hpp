@@ -23,6 +23,7 @@ struct RunVerdict {
     std::optional<std::chrono::milliseconds> wall_time;  // from start to init's reap
     std::optional<state::Security> security;
     std::optional<StopPolicy> policy;  // the limits in force; nothing when the config was not read
+    spec::HuskSettings settings;       // the effective config's husk settings (the policies beside the limits)
 };
 
 std::string encode_verdict(const RunVerdict& verdict);

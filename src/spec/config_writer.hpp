@@ -1,10 +1,14 @@
-// Pieces of config.json text that husk writes in more than one place (`husk spec`, `husk sandbox`).
+// config.json text that husk writes: pieces written in more than one place (`husk spec`, `husk sandbox`), and the
+// effective config create stores (docs/ARCHITECTURE.md, "The effective config").
 #pragma once
 
 #include <initializer_list>
+#include <map>
+#include <string>
 #include <string_view>
 
 #include "base/json_writer.hpp"
+#include "husk/error.hpp"
 
 namespace husk::spec {
 
@@ -28,5 +32,10 @@ inline void write_mount(JsonWriter& out, std::string_view destination, std::stri
     if (options.size() > 0) write_strings(out, "options", options);
     out.end_object();
 }
+
+// The config with its top-level "annotations" replaced by `annotations` (added at the end when it had none): every
+// other member as it was written, in its place, numbers in their own digits. Compact.
+Result<std::string> config_with_annotations(std::string_view config_text,
+                                            const std::map<std::string, std::string>& annotations);
 
 }  // namespace husk::spec

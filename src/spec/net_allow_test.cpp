@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "spec/annotations.hpp"
+#include "spec/settings.hpp"
 
 using namespace husk::spec;
 
@@ -78,7 +78,7 @@ TEST_CASE("bad net-allow input gets an error naming the entry and what is wrong"
     CHECK_THAT(error_of("bogus"), Contains("want CIDR[:PORT]"));
 }
 
-TEST_CASE("the net annotations are read, and a kill without a budget is refused", "[spec][net-allow]") {
+TEST_CASE("the net annotations are read, and a kill without a budget is refused by the settings check", "[spec][net-allow]") {
     auto parsed = parse_husk_annotations({{"run.husk.net-allow", "127.0.0.1/32:80"},
                                           {"run.husk.net-ops", "5"},
                                           {"run.husk.net-ops-kill", "true"}});
@@ -99,7 +99,7 @@ TEST_CASE("the net annotations are read, and a kill without a budget is refused"
         REQUIRE_FALSE(refused);
         CHECK_THAT(refused.error().message(), Catch::Matchers::Contains("annotations[\"run.husk.net-ops\"]"));
     }
-    auto kill_alone = parse_husk_annotations({{"run.husk.net-ops-kill", "true"}});
+    auto kill_alone = husk::spec::check_settings(parse_husk_annotations({{"run.husk.net-ops-kill", "true"}}).value());
     REQUIRE_FALSE(kill_alone);
     CHECK_THAT(kill_alone.error().message(), Catch::Matchers::Contains("needs a budget"));
     auto bad_entry = parse_husk_annotations({{"run.husk.net-allow", "10.0.0.1/8"}});

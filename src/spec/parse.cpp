@@ -99,11 +99,6 @@ Result<Spec> parse_config(std::string_view json) {
     return spec;
 }
 
-Result<Spec> load_config(const std::string& path) {
-    std::string text = TRY(read_file(path));
-    return parse_config(text);
-}
-
 Result<Process> parse_process_config(std::string_view json, std::vector<std::string>& unsupported) {
     json::Tree tree = TRY(json::parse_tree(json));
     Process process;

@@ -15,9 +15,6 @@ namespace husk::spec {
 // Unknown properties are ignored, as config.md "Extensibility" requires.
 Result<Spec> parse_config(std::string_view json);
 
-// Reads and parses a config.json; a missing file is `open "<path>": no such file or directory`.
-Result<Spec> load_config(const std::string& path);
-
 // A lone process object, as `exec --process process.json` receives it; paths are relative to it
 // ("args[0]: expected a string"). Unsupported features are appended to `unsupported`.
 Result<Process> parse_process_config(std::string_view json, std::vector<std::string>& unsupported);

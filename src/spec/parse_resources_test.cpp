@@ -122,28 +122,3 @@ TEST_CASE("parse_process_config reads an exec process.json", "[spec]") {
     CHECK(husk::spec::parse_process_config(R"({"args": "id"})", unsupported).error().message() ==
           "args: expected an array");
 }
-
-TEST_CASE("load_config reports a missing file as open, the path and ENOENT", "[spec]") {
-    auto spec = husk::spec::load_config("/nonexistent/husk/config.json");
-    REQUIRE_FALSE(spec);
-    CHECK(spec.error().err == ENOENT);
-    CHECK(spec.error().message() == "open \"/nonexistent/husk/config.json\": no such file or directory");
-}
-
-TEST_CASE("load_config parses the file's content", "[spec]") {
-    char dir[] = "/tmp/husk-spec-load-XXXXXX";
-    REQUIRE(mkdtemp(dir) != nullptr);
-    struct Cleanup {
-        std::string path;
-        ~Cleanup() {
-            std::error_code ignored;
-            std::filesystem::remove_all(path, ignored);
-        }
-    } cleanup{dir};
-    auto dirfd = husk::open_fd(dir, O_DIRECTORY | O_RDONLY).value();
-    REQUIRE(husk::write_file_atomic(dirfd.get(), "config.json", R"({"ociVersion": "1.2.0", "hostname": "h"})"));
-    auto spec = husk::spec::load_config(std::string(dir) + "/config.json");
-    REQUIRE(spec);
-    CHECK(spec->oci_version == "1.2.0");
-    CHECK(spec->hostname == "h");
-}

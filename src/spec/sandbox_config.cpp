@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "spec/config_writer.hpp"
+#include "spec/settings.hpp"
 
 namespace husk::spec {
 namespace {
@@ -200,11 +201,13 @@ std::string sandbox_config_json(const SandboxSettings& settings) {
     out.key("readonly").boolean(true).end_object();
     out.key("hostname").string("sandbox");
     mounts(out, settings);
+    // The settings in their annotations, as every config carries them: husk-init as pid 1, and the host view on
+    // a tmpfs root.
+    HuskSettings husk = settings.husk;
+    husk.init = true;
+    if (tmpfs_root) husk.root_tmpfs = true;
     out.key("annotations").begin_object();
-    std::map<std::string, std::string> annotations = settings.annotations;
-    annotations["run.husk.init"] = "true";
-    if (tmpfs_root) annotations["run.husk.root"] = "tmpfs";
-    for (const auto& [key, value] : annotations) out.key(key).string(value);
+    for (const auto& [key, value] : annotations_of({}, husk)) out.key(key).string(value);
     out.end_object();
     linux(out, settings);
     out.end_object();

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "husk/settings.hpp"
+
 namespace husk::spec {
 
 // Container ids 0..65535 map to host ids from here in the sandbox's user namespace. 2^30 is far above every id
@@ -54,7 +56,7 @@ struct SandboxSettings {
     SandboxSeccomp seccomp = SandboxSeccomp::profile;
     std::string seccomp_json;       // a linux.seccomp object, already checked to be one
     std::vector<std::string> caps;  // "CAP_NET_RAW", in every set
-    std::map<std::string, std::string> annotations;  // run.husk.* limits, already checked
+    HuskSettings husk;  // the flags that are husk settings (--timeout, --net-allow, ...), as the CLI parsed them
     std::optional<std::int64_t> memory;              // bytes
     std::optional<std::int64_t> pids;
     std::optional<double> cpus;                      // CPUs of rate

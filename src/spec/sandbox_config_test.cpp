@@ -112,7 +112,7 @@ TEST_CASE("sandbox limits land in resources, rlimits and husk's annotations", "[
     settings.cpus = 0.5;
     settings.nofile = 64;
     settings.fsize = 1 << 20;
-    settings.annotations = {{"run.husk.timeout", "2s"}};
+    settings.husk.timeout = std::chrono::seconds(2);
     auto spec = accepted(settings);
     const auto& resources = spec.linux->resources.value();
     CHECK(resources.memory->limit == 64 << 20);

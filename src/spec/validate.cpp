@@ -5,7 +5,6 @@
 #include <set>
 #include <string>
 
-#include "spec/annotations.hpp"
 #include "spec/validate_internal.hpp"
 
 namespace husk::spec {
@@ -160,22 +159,23 @@ Result<void> check_hooks(const Hooks& hooks) {
 
 }  // namespace
 
-// DESIGN.md section 4: run.husk.* annotations configure husk's own limits. Every one must parse, and one this
-// build does not enforce yet is refused rather than accepted and ignored: a limit the user believes in must not
-// silently be absent. The wall-time limit (timeout, kill-grace, stop-signal) is enforced by the monitor.
-static Result<HuskAnnotations> check_husk_annotations(const Spec& spec) {
-    HuskAnnotations husk = TRY(parse_husk_annotations(spec.annotations));
+// husk's settings: every run.husk.* annotation must parse, and one this build does not know is refused rather
+// than accepted and ignored: a limit the user believes in must not silently be absent. The flags of the command
+// line win, and then the settings are checked together, however each was spelled.
+static Result<HuskSettings> check_husk_settings(const Spec& spec, const HuskSettings& overrides) {
+    HuskSettings husk = with_overrides(TRY(parse_husk_annotations(spec.annotations)), overrides);
+    TRY(check_settings(husk));
     // With a terminal the container writes into a pty: its master goes to --console-socket, where husk cannot
     // count a byte, or to `husk run`'s relay (monitor/terminal_relay.hpp), which does not count them (fail closed).
     if (husk.output_limit && spec.process && spec.process->terminal)
-        return fail_msg("annotations[\"run.husk.output-limit\"]: cannot be enforced with process.terminal true (the "
+        return fail_msg("run.husk.output-limit (--output-limit): cannot be enforced with process.terminal true (the "
                         "container writes to its pty, which husk does not count)");
     return husk;
 }
 
-Result<HuskAnnotations> validate(const Spec& spec) {
+Result<HuskSettings> validate(const Spec& spec, const HuskSettings& overrides) {
     TRY(check_version(spec.oci_version));
-    HuskAnnotations husk = TRY(check_husk_annotations(spec));
+    HuskSettings husk = TRY(check_husk_settings(spec, overrides));
     TRY(check_unsupported(spec.unsupported));
     TRY(check_lsm(spec));
     if (spec.root.path.empty()) return fail_msg("root.path: must not be empty");

@@ -6,14 +6,15 @@
 
 #include "husk/error.hpp"
 #include "husk/spec.hpp"
-#include "spec/annotations.hpp"
+#include "spec/settings.hpp"
 
 namespace husk::spec {
 
 // e.g. `mounts[3].destination: must be an absolute path, got "tmp"`, or
 // `unsupported configuration: linux.seccomp, process.scheduler (husk does not implement these yet)`.
-// A valid spec's run.husk.* annotations come back parsed, so create reads them once and hands on what each
-// module needs.
-Result<HuskAnnotations> validate(const Spec& spec);
+// A valid spec's husk settings come back: its run.husk.* annotations with `overrides` (the command line's
+// flags) applied, checked once against each other and the rest of the spec, so create hands on what each module
+// needs and never reads a setting twice.
+Result<HuskSettings> validate(const Spec& spec, const HuskSettings& overrides = {});
 
 }  // namespace husk::spec

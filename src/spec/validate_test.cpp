@@ -242,7 +242,7 @@ TEST_CASE("validate accepts husk's limit annotations, refuses an output cap it c
     spec.process->terminal = false;  // runc's default spec has a terminal
     CHECK(husk::spec::validate(spec));
     spec.process->terminal = true;
-    CHECK(error_of(spec).starts_with("annotations[\"run.husk.output-limit\"]: cannot be enforced with process.terminal"));
+    CHECK(error_of(spec).starts_with("run.husk.output-limit (--output-limit): cannot be enforced with process.terminal"));
     spec.process->terminal = false;
     spec.annotations.erase("run.husk.output-limit");
     spec.annotations.erase("run.husk.cpu-limit");
@@ -250,4 +250,32 @@ TEST_CASE("validate accepts husk's limit annotations, refuses an output cap it c
     CHECK(error_of(spec).starts_with("annotations[\"run.husk.timeout\"]: invalid duration \"soon\""));
     spec.annotations = {{"run.husk.bogus", "1"}};
     CHECK(error_of(spec).starts_with("annotations[\"run.husk.bogus\"]: unknown husk annotation"));
+}
+
+TEST_CASE("validate applies the command line's settings over the annotations and checks them as one", "[spec]") {
+    Spec spec = valid_spec();
+    spec.process->terminal = false;
+    spec.annotations = {{"run.husk.timeout", "2s"}, {"run.husk.kill-grace", "1s"}};
+    husk::spec::HuskSettings flags;
+    flags.timeout = std::chrono::milliseconds(500);
+    flags.net_ops = 3;
+    auto settings = husk::spec::validate(spec, flags);
+    REQUIRE(settings);
+    CHECK(settings->timeout == std::chrono::milliseconds(500));
+    CHECK(settings->kill_grace == std::chrono::milliseconds(1000));
+    CHECK(settings->net_ops == 3u);
+    // A flag is held to what its annotation is held to.
+    flags.output_limit = 4096;
+    spec.process->terminal = true;
+    auto terminal = husk::spec::validate(spec, flags);
+    REQUIRE_FALSE(terminal);
+    CHECK_THAT(terminal.error().message(), Catch::Contains("cannot be enforced with process.terminal"));
+    spec.process->terminal = false;
+    husk::spec::HuskSettings kill_only;
+    kill_only.net_ops_kill = true;
+    auto kill = husk::spec::validate(spec, kill_only);
+    REQUIRE_FALSE(kill);
+    CHECK_THAT(kill.error().message(), Catch::Contains("needs a budget to stop at"));
+    spec.annotations["run.husk.net-ops"] = "2";
+    CHECK(husk::spec::validate(spec, kill_only));
 }

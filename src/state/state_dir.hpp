@@ -52,6 +52,8 @@ public:
     std::string file(const char* name) const { return path_ + "/" + name; }
 
     static constexpr const char* exec_fifo = "exec.fifo";
+    // The container's effective config (docs/ARCHITECTURE.md, "The effective config"), written by create.
+    static constexpr const char* config = "config.json";
     // <root>/tenants holds the tenant ledgers (docs/tenants.md), so no container may have that id, and
     // list_ids leaves it out.
     static constexpr std::string_view tenants_dir = "tenants";

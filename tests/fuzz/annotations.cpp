@@ -7,12 +7,13 @@
 #include <string>
 #include <string_view>
 
+#include "base/duration.hpp"
 #include "base/size.hpp"
-#include "spec/annotations.hpp"
+#include "spec/settings.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     std::string_view text(reinterpret_cast<const char*>(data), size);
-    (void)husk::spec::parse_duration(text);
+    (void)husk::parse_duration(text);
     (void)husk::parse_size(text);
     std::map<std::string, std::string> annotations;
     while (!text.empty()) {

@@ -351,7 +351,7 @@ TEST_CASE("a policy without a budget still reports its operations in the verdict
     Output refused = sb.husk(sandbox_args(sb.id("nobudget"), {"--net-ops-kill"}, {"/bin/true"}));
     INFO(refused.describe());
     CHECK(refused.exit_code != 0);
-    CHECK_THAT(refused.err, Contains("run.husk.net-ops-kill\"]: needs a budget"));
+    CHECK_THAT(refused.err, Contains("run.husk.net-ops-kill (--net-ops-kill): needs a budget"));
     check_nothing_left(sb);
 }
 

@@ -347,6 +347,6 @@ TEST_CASE("an output cap with a terminal is refused and leaves nothing behind", 
     Output out = sb.create(b, id, {"--output-limit", "1KiB", "--console-socket", sb.root() + "/none.sock"});
     INFO(out.describe());
     CHECK(out.exit_code == 1);
-    CHECK_THAT(out.err, Contains("annotations[\"run.husk.output-limit\"]: cannot be enforced with process.terminal"));
+    CHECK_THAT(out.err, Contains("run.husk.output-limit (--output-limit): cannot be enforced with process.terminal"));
     check_nothing_left(sb);
 }

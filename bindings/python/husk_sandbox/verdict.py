@@ -7,7 +7,7 @@ wall_time_ms). Everything husk wrote stays available, unchanged, in Verdict.raw.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Tuple
 
 from .errors import HuskError
 
@@ -65,14 +65,19 @@ class Usage:
 
 @dataclass(frozen=True)
 class Limits:
-    """husk's limits in force for the run (husk(8) VERDICT, limits). kill_grace_ms and stop_signal are
-    always there; the others only when set."""
+    """husk's limits and policies in force for the run (husk(8) VERDICT, limits). kill_grace_ms and
+    stop_signal are always there; the others only when set."""
 
     kill_grace_ms: int
     stop_signal: str
     timeout_ms: Optional[int] = None
     output_limit_bytes: Optional[int] = None
     cpu_limit_usec: Optional[int] = None
+    net_ops: Optional[int] = None
+    net_ops_kill: bool = False
+    net_allow: Optional[Tuple[str, ...]] = None
+    tenant: Optional[str] = None
+    die_with_parent: bool = False
 
     @classmethod
     def from_json(cls, limits: Mapping[str, Any]) -> "Limits":
@@ -86,6 +91,11 @@ class Limits:
             timeout_ms=_optional_int(limits, "timeoutMs"),
             output_limit_bytes=_optional_int(limits, "outputLimitBytes"),
             cpu_limit_usec=_optional_int(limits, "cpuLimitUsec"),
+            net_ops=_optional_int(limits, "netOps"),
+            net_ops_kill=limits.get("netOpsKill") is True,
+            net_allow=tuple(str(entry) for entry in limits["netAllow"]) if isinstance(limits.get("netAllow"), list) else None,
+            tenant=limits.get("tenant") if isinstance(limits.get("tenant"), str) else None,
+            die_with_parent=limits.get("dieWithParent") is True,
         )
 
 

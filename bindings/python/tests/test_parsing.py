@@ -36,7 +36,18 @@ def test_the_man_pages_verdict_reads_field_by_field():
     limits = verdict.limits
     assert (limits.timeout_ms, limits.kill_grace_ms, limits.stop_signal, limits.output_limit_bytes,
             limits.cpu_limit_usec) == (2000, 5000, "SIGTERM", 65536, 1500000)
+    assert (limits.net_ops, limits.net_ops_kill, limits.net_allow, limits.tenant, limits.die_with_parent) == \
+        (None, False, None, None, False)
     assert verdict.raw["exit"]["reason"] == "timeout"
+
+
+def test_the_policies_in_the_limits_read_too():
+    limits = Verdict.from_json(json.loads(MAN_PAGE_VERDICT.replace(
+        '"cpuLimitUsec": 1500000}',
+        '"cpuLimitUsec": 1500000, "netOps": 5, "netOpsKill": true, "netAllow": ["127.0.0.1/32:53"], '
+        '"tenant": "team-a", "dieWithParent": true}'))).limits
+    assert (limits.net_ops, limits.net_ops_kill, limits.net_allow, limits.tenant, limits.die_with_parent) == \
+        (5, True, ("127.0.0.1/32:53",), "team-a", True)
 
 
 def test_a_refused_verdict_has_no_exit_code():
