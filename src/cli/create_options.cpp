@@ -8,7 +8,8 @@
 namespace husk::cli {
 namespace {
 
-// The flags that set husk's own annotations (DESIGN.md §4); a flag replaces the same annotation in config.json.
+// The flags that set husk's own annotations (docs/husk.8.md, "LIMITS"); a flag replaces the same annotation in
+// config.json.
 struct LimitFlag {
     const char* flag;
     const char* annotation;

@@ -52,7 +52,7 @@ Result<Bundle> load_bundle(const CreateOptions& options) {
     if (!spec) return fail(spec.error().context(config_path));
     if (options.warn)
         for (const std::string& ignored : spec->ignored) options.warn(config_path + ": " + ignored);
-    // --timeout & co. set husk's annotations and win over config.json's (DESIGN.md §4).
+    // --timeout & co. set husk's annotations and win over config.json's (docs/husk.8.md, "LIMITS").
     for (const auto& [key, value] : options.annotations) spec->annotations[key] = value;
     bundle.husk = TRY(spec::validate(*spec));
     bundle.spec = std::move(*spec);

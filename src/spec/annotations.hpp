@@ -1,4 +1,4 @@
-// husk's own limits, configured through `run.husk.*` annotations (DESIGN.md §4) so that orchestrators can
+// husk's own limits, configured through `run.husk.*` annotations (docs/husk.8.md, "LIMITS") so that orchestrators can
 // pass them; `husk run`/`create` flags set the same annotations. An unknown `run.husk.*` key or a malformed
 // value is an error naming the annotation (fail closed); other annotations are not husk's business.
 #pragma once

@@ -160,7 +160,7 @@ Result<void> check_hooks(const Hooks& hooks) {
 
 }  // namespace
 
-// DESIGN.md section 4: run.husk.* annotations configure husk's own limits. Every one must parse, and one this
+// run.husk.* annotations configure husk's own limits (docs/husk.8.md, "LIMITS"). Every one must parse, and one this
 // build does not enforce yet is refused rather than accepted and ignored: a limit the user believes in must not
 // silently be absent. The wall-time limit (timeout, kill-grace, stop-signal) is enforced by the monitor.
 static Result<HuskAnnotations> check_husk_annotations(const Spec& spec) {

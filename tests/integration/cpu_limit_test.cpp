@@ -1,4 +1,4 @@
-// The CPU budget (run.husk.cpu-limit, DESIGN.md §4) on the cgroup's cpu.stat usage_usec. cpu.stat is a
+// The CPU budget (run.husk.cpu-limit; docs/husk.8.md, "LIMITS") on the cgroup's cpu.stat usage_usec. cpu.stat is a
 // cgroup v2 core file, so this works on the hybrid host without any v2 controller.
 #include <catch2/catch.hpp>
 
