@@ -1,7 +1,7 @@
 #!/bin/sh
-# Benchmark (not a test): issue #16's figures, each measured side by side in one run (timings A/B
-# interleaved), printed as ONE table: figure | floor | runc | crun (VM) | husk | ratio | goal, then a line
-# naming the date, the machine and husk's build. Checks nothing but that every run worked.
+# Benchmark (not a test): the figures husk's performance is held to, each measured side by side in one run
+# (timings A/B interleaved), printed as ONE table: figure | floor | runc | crun (VM) | husk | ratio | goal, then
+# a line naming the date, the machine and husk's build. Checks nothing but that every run worked.
 #   tests/bench.sh [-n N] [-V] [-c] [HUSK_BINARY]
 #   -n N  runs per timing (default 50; 20 at most for the CPU budget and in the VM)
 #   -V    skip the VM part (tests/vm/run-in-vm.sh + tests/vm/bench/bench-guest.sh: pure cgroup v2, TCG)
