@@ -1,7 +1,7 @@
 #!/bin/sh
-# Benchmark (not a test): issue #16's figures, each measured side by side in one run (timings A/B
-# interleaved), printed as ONE table: figure | floor | runc | crun (VM) | husk | ratio | goal, then a line
-# naming the date, the machine and husk's build. Checks nothing but that every run worked.
+# Benchmark (not a test): the figures husk's performance is held to, each measured side by side in one run
+# (timings A/B interleaved), printed as ONE table: figure | floor | runc | crun (VM) | husk | ratio | goal, then
+# a line naming the date, the machine and husk's build. Checks nothing but that every run worked.
 #   tests/bench.sh [-n N] [-V] [-c] [HUSK_BINARY]
 #   -n N  runs per timing (default 50; 20 at most for the CPU budget and in the VM)
 #   -V    skip the VM part (tests/vm/run-in-vm.sh + tests/vm/bench/bench-guest.sh: pure cgroup v2, TCG)
@@ -55,7 +55,8 @@ rootfs=$top/bundles/busybox/rootfs
 # container in them (and its cgroup), stops stress-ng, and gives back what runc enabled in subtree_control.
 work=$(mktemp -d /tmp/husk-bench.XXXXXX)
 # The state roots on a tmpfs, as /run is on a usual host (runc's and husk's defaults live there): on a disk,
-# husk's fsync of each record (DESIGN.md: tmp + fsync + rename) costs milliseconds that runc does not pay.
+# husk's fsync of each record (docs/ARCHITECTURE.md, "State": tmp + fsync + rename) costs milliseconds that runc does
+# not pay.
 states=$(mktemp -d /dev/shm/husk-bench.XXXXXX)
 hroot=$states/husk-root rroot=$states/runc-root hog='' bg_pids=''
 cgroup2=$(grep ' - cgroup2 ' /proc/self/mountinfo | head -n 1 | cut -d' ' -f5)
@@ -203,9 +204,9 @@ if [ "$cpu_only" = no ]; then
     drop_records b & started
     wait_bg "deleting the stopped containers failed"
 
-    # 4. The monitor (DESIGN.md §3) of 100 live containers (sleep 600), every other one with the output pump,
-    # a wall-time and a CPU-time limit: the average Private_Dirty of its smaps_rollup, and the CPU ticks all
-    # of them use over 2 s. `sync` first: a freshly linked binary's pages count as dirty until written back.
+    # 4. The monitor (docs/ARCHITECTURE.md, "The monitor") of 100 live containers (sleep 600), every other one with
+    # the output pump, a wall-time and a CPU-time limit: the average Private_Dirty of its smaps_rollup, and the CPU
+    # ticks all of them use over 2 s. `sync` first: a freshly linked binary's pages count as dirty until written back.
     sync
     for id in $(seq_ids live 100); do
         case $id in

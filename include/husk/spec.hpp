@@ -38,7 +38,7 @@ struct ConsoleSize {
     std::uint32_t width = 0;
 };
 
-// process.landlock, in the shape of the open runtime-spec proposal (PR #1241; DESIGN.md §6). Access rights
+// process.landlock, in the shape of the open runtime-spec proposal (PR #1241; docs/landlock.md). Access rights
 // and scopes stay as written (a name such as "read_file", or a JSON number = the kernel's raw bit mask);
 // the landlock module resolves them against the kernel's ABI.
 struct Landlock {

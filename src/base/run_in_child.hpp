@@ -1,7 +1,7 @@
 // run_in_child: for unit tests only. Runs a body in a forked child, so that what it applies (namespaces,
 // credentials, limits) leaves the test process untouched, and returns the report the body produced.
 // The child may allocate here only because tests are not the container path; the real container child
-// must not (DESIGN.md, "prepare in the parent, apply in the child").
+// must not (docs/design.md, "Prepare in the parent, apply in the child").
 #pragma once
 
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 // Credentials of the container process: capability sets, uid/gid, supplementary groups and umask
 // (runtime-spec config.md "POSIX-platform User", "Linux Process" capabilities).
 // prepare_credentials resolves names to numbers in the parent; the apply_* steps run in the container
-// child, in the order DESIGN.md section 6 gives: bounding → ids → capabilities (→ no_new_privs, ...).
+// child, in the order docs/security.md gives: bounding → ids → capabilities (→ no_new_privs, ...).
 #pragma once
 
 #include <sys/types.h>

@@ -52,7 +52,7 @@ void observe(ChildReport& report) {
     report.umask = umask(0);
 }
 
-// Applies the whole plan in the order DESIGN.md section 6 gives, then looks at the result.
+// Applies the whole plan in the order docs/security.md gives, then looks at the result.
 ChildReport apply_all(const husk::caps::CredentialsPlan& plan) {
     ChildReport report;
     Result<void> r = husk::caps::apply_bounding(plan);

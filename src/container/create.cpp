@@ -1,9 +1,9 @@
 // husk create: prepare, then hand the container to a detached monitor process that clones init.
 //
-// Process shape (DESIGN.md section 3). husk create (P) forks an intermediate (I) that forks the monitor (M) and
-// exits, so M is reparented exactly where init would be with runc: to the nearest child subreaper (containerd's
-// shim, conmon) or to pid 1. M then looks at its new parent: pid 1 means nobody is waiting for init, so M
-// becomes init's parent and reaps it (exact exit status); anything else is a subreaper that expects init as its
+// Process shape (docs/ARCHITECTURE.md, "Process shape"). husk create (P) forks an intermediate (I) that forks the
+// monitor (M) and exits, so M is reparented exactly where init would be with runc: to the nearest child subreaper
+// (containerd's shim, conmon) or to pid 1. M then looks at its new parent: pid 1 means nobody is waiting for init, so
+// M becomes init's parent and reaps it (exact exit status); anything else is a subreaper that expects init as its
 // child, so M clones init with CLONE_PARENT and only watches it through a pidfd.
 #include <sys/socket.h>
 #include <sys/wait.h>

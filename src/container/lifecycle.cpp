@@ -73,11 +73,11 @@ Result<void> signal_init(const state::Record& record, int signal) {
     return {};
 }
 
-// The facts behind the reason `killed` (DESIGN.md §2): the signal is recorded, under the exclusive lock the
-// caller holds, before it is sent, so the monitor's verdict at init's exit always sees it. Best effort: a
+// The facts behind the reason `killed` (docs/ARCHITECTURE.md, "State"): the signal is recorded, under the exclusive
+// lock the caller holds, before it is sent, so the monitor's verdict at init's exit always sees it. Best effort: a
 // signal is never held back because the state filesystem is full. When the request cannot be written, the
-// kills-recorded file is unlinked instead (that needs no space), and the monitor then does not claim that
-// nobody asked for the signal (docs/ARCHITECTURE.md, State).
+// kills-recorded file is unlinked instead (that needs no space), and the monitor then does not claim that nobody
+// asked for the signal (docs/ARCHITECTURE.md, State).
 void record_kill_request(Opened& c, int signal) {
     auto& requests = c.record->kill_requests;
     if (std::find(requests.begin(), requests.end(), signal) != requests.end()) return;

@@ -1,5 +1,5 @@
-// The status of a container, computed from its record and the live system on every read (DESIGN.md section 2):
-// nobody has to tell husk that init exited for `state` to say "stopped".
+// The status of a container, computed from its record and the live system on every read
+// (docs/ARCHITECTURE.md, "State"): nobody has to tell husk that init exited for `state` to say "stopped".
 #pragma once
 
 #include <sys/types.h>

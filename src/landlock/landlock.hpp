@@ -1,4 +1,4 @@
-// process.landlock (runtime-spec proposal PR #1241; DESIGN.md §6): rights resolved against the kernel's
+// process.landlock (runtime-spec proposal PR #1241; docs/landlock.md): rights resolved against the kernel's
 // Landlock ABI in the parent, the ruleset built and enforced in the container child after pivot_root,
 // credentials and no_new_privs, before seccomp.
 #pragma once

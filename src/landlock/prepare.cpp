@@ -1,5 +1,5 @@
-// The parent's half: probe the kernel's ABI, resolve names to bits and decide, before anything is cloned,
-// whether the requested policy can be enforced as asked (DESIGN.md §6: strict unless the config opts out).
+// The parent's half: probe the kernel's ABI, resolve names to bits and decide, before anything is cloned, whether
+// the requested policy can be enforced as asked (docs/landlock.md, "Strict by default, best effort on request").
 #include <cerrno>
 #include <string>
 #include <vector>

@@ -144,7 +144,7 @@ Result<PreparedMount> prepare_mount(const spec::Mount& mount, const std::string&
     } else {
         if (mount.type.empty()) return fail_msg("type: required unless options hold \"bind\" or \"rbind\"");
         prepared.kind = MountKind::filesystem;
-        // husk is cgroup v2 only (DESIGN.md section 5); podman and others still write type "cgroup".
+        // husk is cgroup v2 only (docs/ARCHITECTURE.md, "cgroups"); podman and others still write type "cgroup".
         prepared.fs_type = mount.type == "cgroup" ? "cgroup2" : mount.type;
         if (prepared.fs_type == "cgroup2" && !cgroup2_bind.empty()) {
             // Its options would be the host hierarchy's root options, set host-wide by a new mount there.

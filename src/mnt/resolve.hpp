@@ -1,6 +1,6 @@
 // Paths inside the container's root: lexical cleaning (parent side) and opening with openat2(2)
 // RESOLVE_IN_ROOT (child side), so that symlinks and ".." in the rootfs resolve as if the rootfs were "/"
-// and can never lead out of it (DESIGN.md section 6: symlink races in mount targets).
+// and can never lead out of it (docs/security.md, "Runtime CVE classes": symlinks in mount destinations).
 #pragma once
 
 #include <string>

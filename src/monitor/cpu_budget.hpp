@@ -1,4 +1,4 @@
-// The CPU budget (DESIGN.md §4, run.husk.cpu-limit): CPU time of the container's whole cgroup (cpu.stat
+// The CPU budget (run.husk.cpu-limit; docs/husk.8.md, "LIMITS"): CPU time of the container's whole cgroup (cpu.stat
 // usage_usec counts every process in it, so forking does not escape). No polling: a timerfd is armed for the
 // earliest moment the budget could run out, the remaining budget divided by the CPUs the container can run
 // on at once, and re-armed from what is left when it fires early. An idle container costs one wakeup per

@@ -1,6 +1,7 @@
-// husk's own limits (DESIGN.md §4: run.husk.timeout, run.husk.cpu-limit, run.husk.output-limit), in one list
-// (limits.cpp). A limit is an entry of the stop-reasons table (its name, `husk run`'s status, its event) and a
-// watcher in the monitor's loop that records the cause before it acts (DESIGN.md §2) and then kills.
+// husk's own limits (docs/husk.8.md, "LIMITS": run.husk.timeout, run.husk.cpu-limit, run.husk.output-limit), in one
+// list (limits.cpp). A limit is an entry of the stop-reasons table (its name, `husk run`'s status, its event) and a
+// watcher in the monitor's loop that records the cause before it acts (docs/ARCHITECTURE.md, "The monitor") and then
+// kills.
 #pragma once
 
 #include <sys/types.h>

@@ -16,7 +16,7 @@ namespace husk::monitor {
 namespace {
 
 // The pump in the monitor's loop: its own epoll set, nested. Pumped while init lives, drained after the reap
-// (reap → drain → the caller reads the counters and writes the verdict; DESIGN.md §3).
+// (reap → drain → the caller reads the counters and writes the verdict; docs/ARCHITECTURE.md, "The monitor").
 class OutputLimitWatcher : public Watcher {
 public:
     template <typename... Args>

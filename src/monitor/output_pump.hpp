@@ -1,8 +1,8 @@
-// The output pump (DESIGN.md §3, run.husk.output-limit): pipes between the container and the stdout/stderr
-// husk was given. The monitor moves the bytes as they come (splice where the kernel can, no buffering until
-// exit, no reordering within a stream), counts both streams against one cap, delivers exactly up to the cap
-// and reports the first byte past it. A slow reader slows the container down (the pipe fills), it never
-// makes the monitor drop bytes, and never blocks the monitor's loop (monitor/output_sink.hpp).
+// The output pump (run.husk.output-limit; docs/ARCHITECTURE.md, "The monitor"): pipes between the container and the
+// stdout/stderr husk was given. The monitor moves the bytes as they come (splice where the kernel can, no buffering
+// until exit, no reordering within a stream), counts both streams against one cap, delivers exactly up to the cap and
+// reports the first byte past it. A slow reader slows the container down (the pipe fills), it never makes the monitor
+// drop bytes, and never blocks the monitor's loop (monitor/output_sink.hpp).
 #pragma once
 
 #include <chrono>

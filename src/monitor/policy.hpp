@@ -17,7 +17,7 @@
 namespace husk::monitor {
 
 // run.husk.timeout, run.husk.kill-grace, run.husk.stop-signal, run.husk.output-limit, run.husk.cpu-limit
-// with their defaults (DESIGN.md §4).
+// with their defaults (docs/husk.8.md, "LIMITS").
 struct StopPolicy {
     std::optional<std::chrono::milliseconds> timeout;
     std::chrono::milliseconds grace{5000};

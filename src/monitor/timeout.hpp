@@ -1,6 +1,6 @@
-// The wall-time limit (DESIGN.md §4, run.husk.timeout, kill-grace, stop-signal). It counts from the moment init
-// execs the workload: the sync socket is close-on-exec, so its EOF without an exec_failed report is that moment
-// (`start` alone is not: startContainer hooks run between the two, and a failed exec never starts the clock).
+// The wall-time limit (run.husk.timeout, kill-grace, stop-signal; docs/husk.8.md, "LIMITS"). It counts from the
+// moment init execs the workload: the sync socket is close-on-exec, so its EOF without an exec_failed report is that
+// moment (`start` alone is not: startContainer hooks run between the two, and a failed exec never starts the clock).
 #pragma once
 
 #include <memory>

@@ -1,5 +1,5 @@
-// The verdict: how and why a container stopped (DESIGN.md §2 `husk.exit`), decided from facts husk observed:
-// the wait status, what the monitor itself did (its limits), and the signals `husk kill` recorded before
+// The verdict: how and why a container stopped (`husk.exit`; docs/ARCHITECTURE.md, "State"), decided from facts husk
+// observed: the wait status, what the monitor itself did (its limits), and the signals `husk kill` recorded before
 // sending them. Never from the number 137.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Waiting for the container init to end, whether we are its parent or not (DESIGN.md section 3).
+// Waiting for the container init to end, whether we are its parent or not (docs/ARCHITECTURE.md, "Process shape").
 #pragma once
 
 #include <sys/types.h>
@@ -36,7 +36,8 @@ struct WaitOptions {
     // the grace to end, then `kill` ends all of it (cgroup.kill), as the wall-time limit does.
     std::optional<Cancel> cancel;
     // One per limit the policy sets (monitor/limits.hpp): watched while init lives, finished after the reap
-    // (the pump drains to EOF) and before the caller reads the counters and writes the verdict (DESIGN.md §3).
+    // (the pump drains to EOF) and before the caller reads the counters and writes the verdict
+    // (docs/ARCHITECTURE.md, "The monitor").
     std::vector<std::unique_ptr<Watcher>> watchers;
 };
 

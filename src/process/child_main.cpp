@@ -1,5 +1,6 @@
 // The containment recipe. Everything here runs in the freshly cloned init: system calls only, no allocation,
-// no exceptions, no logging (STYLE.md rule 1). A failing step sends its Error to the parent and exits.
+// no exceptions, no logging (docs/design.md, "Prepare in the parent, apply in the child"). A failing step sends its
+// Error to the parent and exits.
 #include "process/child_main.hpp"
 
 #include <fcntl.h>
@@ -113,7 +114,7 @@ Result<void> wait_for_start(int fifo) noexcept {
     step(sync, "rlimits", rlimit::apply_rlimits(plan.rlimits));
     // 11. cwd, inside the new root.
     step(sync, "cwd", steps::enter_cwd(exec));
-    // 12. DESIGN.md section 6 order: bounding set, ids, capabilities, umask, no_new_privs; 13-14 everything
+    // 12. docs/security.md's order: bounding set, ids, capabilities, umask, no_new_privs; 13-14 everything
     //     else init can do before its confinement (prepare_for_exec); 15. Landlock, then seccomp. Without
     //     no_new_privs the kernel takes a Landlock domain or a seccomp filter only from a holder of
     //     CAP_SYS_ADMIN, so then 13-15 come before the capabilities are dropped, as runc does for seccomp (the

@@ -1,6 +1,7 @@
 // The steps both recipes take, the container init (child_main) and a process exec'd into a running
 // container (exec_main): reporting a failure, the pty, cwd, the fd seal, Landlock + seccomp, the posture.
-// Child side only: system calls, no allocation, no exceptions, no logging (STYLE.md rule 1).
+// Child side only: system calls, no allocation, no exceptions, no logging
+// (docs/design.md, "Prepare in the parent, apply in the child").
 #pragma once
 
 #include "caps/credentials.hpp"
@@ -38,15 +39,15 @@ Result<void> enter_cwd(const ExecPlan& exec) noexcept;
 // when >= 0, and marks every fd but 0-2 and --preserve-fds close-on-exec. Dies on failure.
 const char* prepare_for_exec(const ExecPlan& exec, int stdout_pipe, int stderr_pipe, int sync) noexcept;
 
-// Landlock, then seccomp (DESIGN.md §6); a notify listener fd goes to the parent.
+// Landlock, then seccomp (docs/security.md, "Order in the container's init"); a notify listener fd goes to the parent.
 Result<void> confine(const landlock::LandlockPlan& landlock, const seccomp::SeccompPlan* seccomp, int sync,
                      int& landlock_abi) noexcept;
 
 // What is in force now, to the parent (runs under the filter: read, write, close only).
 Result<void> report_posture(int sync, int status_fd, int landlock_abi) noexcept;
 
-// DESIGN.md §6: the bounding set, then the ids, then the capabilities (and ambient), then the umask. Dies
-// on failure (through die_confined: the filter may already be loaded, see below).
+// In docs/security.md's order: the bounding set, then the ids, then the capabilities (and ambient), then the umask.
+// Dies on failure (through die_confined: the filter may already be loaded, see below).
 void apply_credentials(int sync, const seccomp::SeccompPlan* filter, const caps::CredentialsPlan& credentials) noexcept;
 
 // After the filter is loaded (`filter` not null), a failure with an errno the filter returns may be a

@@ -61,8 +61,8 @@ struct ContainerPlan {
 
 Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOptions& options);
 
-// The security steps of DESIGN.md §6 that both recipes share: linux.seccomp compiled, process.landlock
-// against the kernel's ABI, and the posture the process must then report.
+// The security steps both recipes share (docs/security.md, "Order in the container's init"): linux.seccomp compiled,
+// process.landlock against the kernel's ABI, and the posture the process must then report.
 struct Confinement {
     landlock::LandlockPlan landlock;
     std::optional<seccomp::SeccompPlan> seccomp;

@@ -1,7 +1,8 @@
 // The exec recipe: a process joining a running container, from clone3 to execve (runc's setns init beside
 // its standard init, child_main here). The container is already built: no mounts, no hooks, no id maps;
 // the process enters init's namespaces and root, then takes the same security steps in the same order as
-// init did. System calls only: no allocation, no exceptions, no logging (STYLE.md rule 1).
+// init did. System calls only: no allocation, no exceptions, no logging
+// (docs/design.md, "Prepare in the parent, apply in the child").
 #include "process/exec_main.hpp"
 
 #include <fcntl.h>
@@ -60,7 +61,7 @@ using steps::step;
     step(sync, "rlimits", rlimit::apply_rlimits(plan.rlimits));
     // 6. cwd, which must be reachable from the container's root (CVE-2024-21626).
     step(sync, "cwd", steps::enter_cwd(exec));
-    // 7. DESIGN.md §6, as child_main: bounding set, ids, capabilities, umask, no_new_privs, then the
+    // 7. docs/security.md's order, as child_main: bounding set, ids, capabilities, umask, no_new_privs, then the
     //    executable, the fd seal (only 0-2 and --preserve-fds stay open: CVE-2024-21626), Landlock, seccomp.
     //    Without no_new_privs the filter needs CAP_SYS_ADMIN, so the last steps come first then.
     int landlock_abi = 0;

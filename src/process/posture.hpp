@@ -1,6 +1,6 @@
-// The verified posture (DESIGN.md §6): after the last security step, init reads what is really in force
-// (/proc/self/status: Seccomp, Seccomp_filters, NoNewPrivs, CapEff, CapBnd; the ABI Landlock enforced) and
-// sends it to the parent, which fails the create when something requested is not in effect, and records
+// The verified posture (docs/security.md, "The verified posture"): after the last security step, init reads what is
+// really in force (/proc/self/status: Seccomp, Seccomp_filters, NoNewPrivs, CapEff, CapBnd; the ABI Landlock
+// enforced) and sends it to the parent, which fails the create when something requested is not in effect, and records
 // the rest in the state (husk.security).
 #pragma once
 

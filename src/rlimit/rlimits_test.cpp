@@ -79,7 +79,7 @@ TEST_CASE("prepare_rlimits refuses raising a hard limit when husk lacks CAP_SYS_
         REQUIRE(plan);
         return;
     }
-    // This host: root runs without CAP_SYS_RESOURCE (shared/reference/real-clients.md section 7).
+    // This host: root runs without CAP_SYS_RESOURCE (docs/clients.md, "podman / conmon").
     REQUIRE_FALSE(plan);
     CHECK(plan.error().message() == "process.rlimits[0]: hard limit " + std::to_string(own.rlim_max + 1) +
                                         " for RLIMIT_NOFILE exceeds husk's own hard limit " +

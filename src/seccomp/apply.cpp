@@ -1,4 +1,5 @@
-// apply_seccomp runs in the container child: one system call, no allocation (STYLE.md rule 1).
+// apply_seccomp runs in the container child: one system call, no allocation
+// (docs/design.md, "Prepare in the parent, apply in the child").
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/syscall.h>

@@ -1,5 +1,6 @@
 // linux.seccomp → a BPF program, compiled in the parent with libseccomp (prepare_seccomp) and loaded in the
-// container child with one seccomp(2) call (apply_seccomp), the last step before execve (DESIGN.md §6).
+// container child with one seccomp(2) call (apply_seccomp), the last step before execve
+// (docs/security.md, "Order in the container's init").
 #pragma once
 
 #include <linux/filter.h>

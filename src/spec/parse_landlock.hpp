@@ -1,4 +1,4 @@
-// process.landlock (runtime-spec proposal PR #1241; DESIGN.md §6): JSON → spec::Landlock. Not a public header.
+// process.landlock (runtime-spec proposal PR #1241; docs/landlock.md): JSON → spec::Landlock. Not a public header.
 #pragma once
 
 #include "husk/error.hpp"

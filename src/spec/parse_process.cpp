@@ -63,7 +63,7 @@ Result<void> parse_process(const Node& node, Process& out, std::vector<std::stri
     TRY(read_field(node, "oomScoreAdj", out.oom_score_adj));
     TRY(read_field(node, "apparmorProfile", out.apparmor_profile));
     TRY(read_field(node, "selinuxLabel", out.selinux_label));
-    // landlock: the open runtime-spec proposal (PR #1241), DESIGN.md §6.
+    // landlock: the open runtime-spec proposal (PR #1241), docs/landlock.md.
     if (Node landlock = node.field("landlock"); !landlock.absent())
         TRY(parse_landlock(landlock, out.landlock.emplace()));
     // Known process features husk does not implement yet.

@@ -1,4 +1,4 @@
-// config.json documents as real clients write them (shared/reference/real-clients.md section 6), for
+// config.json documents as real clients write them (docs/clients.md, "The configs the clients send"), for
 // the spec unit tests. Test-only header.
 #pragma once
 

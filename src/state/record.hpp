@@ -36,7 +36,7 @@ struct Factor {
 struct ExitRecord {
     int code = -1;    // exit code, or 128 + signal
     int signal = 0;   // terminating signal, 0 when the process exited
-    std::string reason;  // DESIGN.md section 2 vocabulary
+    std::string reason;  // a stop reason (docs/ARCHITECTURE.md, "State")
     std::string detail;
     std::string finished;  // RFC 3339
     Usage usage;
@@ -44,7 +44,8 @@ struct ExitRecord {
 };
 
 // A stop husk decided on itself (the wall-time limit), recorded durably before the first signal is sent, so
-// the verdict survives a workload that exits politely and a monitor that dies right after (DESIGN.md §2).
+// the verdict survives a workload that exits politely and a monitor that dies right after
+// (docs/ARCHITECTURE.md, "The monitor").
 struct StopCause {
     std::string reason;  // a limit's name in the table of stop reasons (monitor/stop_reasons.hpp)
     std::string detail;
@@ -58,7 +59,8 @@ struct SeccompResolved {
     std::vector<std::string> dropped;
 };
 
-// What was really in force in init before it waited for start: the verified posture (DESIGN.md §6).
+// What was really in force in init before it waited for start: the verified posture
+// (docs/security.md, "The verified posture").
 struct Security {
     std::string seccomp = "none";  // "filter" or "none" (/proc/self/status Seccomp)
     int seccomp_filters = 0;

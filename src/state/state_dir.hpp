@@ -1,5 +1,5 @@
 // StateDir: <root>/<id>, the only durable trace of a container. Created exclusively, locked with flock,
-// written atomically (DESIGN.md section 2).
+// written atomically (docs/ARCHITECTURE.md, "State").
 #pragma once
 
 #include <fcntl.h>

@@ -6,7 +6,7 @@
 # containerd runs with its root, state and sockets under /tmp, the native snapshotter (the guest's root
 # is a tmpfs: no overlay) and no CRI plugin. Each runtime gets its own --runc-root. Every row asserts
 # what can be observed: output, exit status, the task's status, the cgroup's files.
-# Calls the shim makes and what they expect: /work/shared/reference/real-clients.md §4.
+# Calls the shim makes and what they expect: docs/clients.md, "containerd (ctr + containerd-shim-runc-v2)".
 # The rows' functions are called through `row`, which shellcheck cannot follow.
 # shellcheck disable=SC2317
 set -u

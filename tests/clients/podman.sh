@@ -7,7 +7,7 @@
 # every container has no network (netns = "none"): nothing touches networking. Each row asserts what can
 # be observed: output, exit code, podman's view of the state, the runtime's own state, and the values in
 # the container's cgroup, /sys/fs/cgroup/libpod_parent/libpod-<ID>.
-# Calls conmon and podman make and what they expect: /work/shared/reference/real-clients.md §5.
+# Calls conmon and podman make and what they expect: docs/clients.md, "podman / conmon".
 # The rows' functions are called through `row`, which shellcheck cannot follow; the single-quoted
 # scripts run inside the containers (their $ expands there).
 # shellcheck disable=SC2317,SC2016

@@ -1,4 +1,4 @@
-// The CPU budget (run.husk.cpu-limit, DESIGN.md §4) on the cgroup's cpu.stat usage_usec. cpu.stat is a
+// The CPU budget (run.husk.cpu-limit; docs/husk.8.md, "LIMITS") on the cgroup's cpu.stat usage_usec. cpu.stat is a
 // cgroup v2 core file, so this works on the hybrid host without any v2 controller.
 #include <catch2/catch.hpp>
 
@@ -90,9 +90,9 @@ TEST_CASE("a CPU budget without a cgroup is refused and leaves nothing behind", 
     check_nothing_left(sb);
 }
 
-// The race of issue 11 for the CPU budget: the workload uses up its budget and exits 0 before the monitor acts
-// on it, so there is nobody left to kill. Made deterministic: the monitor (its budget timer armed from exec)
-// is stopped while the workload runs, so it finds the exit and its expired timer in one wakeup.
+// A limit reached just before the exit, for the CPU budget: the workload uses up its budget and exits 0 before
+// the monitor acts on it, so there is nobody left to kill. Made deterministic: the monitor (its budget timer
+// armed from exec) is stopped while the workload runs, so it finds the exit and its expired timer in one wakeup.
 TEST_CASE("a workload that exits 0 after using up its CPU budget makes husk run exit 123, the record keeps code 0",
           "[integration][monitor][cpu-limit]") {
     Sandbox sb;

@@ -1,4 +1,4 @@
-// Regression tests for the runtime CVE classes (DESIGN.md §6, docs/security.md), each written so that a naive
+// Regression tests for the runtime CVE classes (docs/security.md, "Runtime CVE classes"), each written so that a naive
 // runtime fails it.
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 // process.landlock through the whole path, observed from inside the container, and what `husk state`
-// records (DESIGN.md §6, docs/landlock.md). src/landlock's own tests cover each right, port rule and scope.
+// records (docs/landlock.md). src/landlock's own tests cover each right, port rule and scope.
 #include <catch2/catch.hpp>
 
 #include <cerrno>

@@ -1,4 +1,4 @@
-// The monitor's verdict (DESIGN.md sections 2-4): the wall-time limit (run.husk.timeout, kill-grace,
+// The monitor's verdict (docs/ARCHITECTURE.md, "The monitor"): the wall-time limit (run.husk.timeout, kill-grace,
 // stop-signal) and the reasons exited / signaled / killed / timeout / unknown, each produced for real and read
 // back from `husk state`, in both monitor modes (detached after create, `husk run` in the foreground) and under
 // a subreaper caller.

@@ -1,4 +1,4 @@
-// The output cap (run.husk.output-limit, DESIGN.md §3-4): the monitor pumps stdout and stderr, delivers
+// The output cap (run.husk.output-limit; docs/husk.8.md, "LIMITS"): the monitor pumps stdout and stderr, delivers
 // exactly up to the cap, kills at the first byte past it (reason output-limit), drains the tail after exit,
 // and counts both streams in husk.usage. Bytes are checked in the files husk's stdio pointed to.
 #include <catch2/catch.hpp>

@@ -1,6 +1,6 @@
 // seccomp and Landlock through the whole path (config.json → husk → the container's init), observed from
-// inside the container, and the verified posture in `husk state` (DESIGN.md §6). The modules'
-// own tests (src/seccomp, src/landlock) cover every action, operator, right and scope against the kernel.
+// inside the container, and the verified posture in `husk state` (docs/security.md, "The verified posture"). The
+// modules' own tests (src/seccomp, src/landlock) cover every action, operator, right and scope against the kernel.
 #include <catch2/catch.hpp>
 
 #include <signal.h>

@@ -26,7 +26,7 @@ TEST_CASE("state of a running container has exactly the OCI keys plus created, r
     INFO("state: " << st.dump());
     std::set<std::string> keys;
     for (const auto& [key, value] : st.members()) keys.insert(key);
-    // runtime.md's keys, the three runc and crun add, and husk's own object (DESIGN.md section 2).
+    // runtime.md's keys, the three runc and crun add, and husk's own object (docs/ARCHITECTURE.md, "State").
     CHECK(keys == std::set<std::string>{"ociVersion", "id", "status", "pid", "bundle", "annotations", "created",
                                         "rootfs", "owner", "husk"});
     CHECK(st["ociVersion"].str() == "1.3.0");

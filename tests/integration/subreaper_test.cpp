@@ -1,6 +1,6 @@
-// Who reaps init (DESIGN.md section 3). A caller that is a child subreaper (containerd's shim, conmon) waits
-// for the pid in --pid-file and must find it among its own children; a caller that is not gets husk's monitor
-// as init's parent (or, with a subreaper further up, that subreaper). Either way `state` ends with the exit.
+// Who reaps init (docs/ARCHITECTURE.md, "Process shape"). A caller that is a child subreaper (containerd's shim,
+// conmon) waits for the pid in --pid-file and must find it among its own children; a caller that is not gets husk's
+// monitor as init's parent (or, with a subreaper further up, that subreaper). Either way `state` ends with the exit.
 #include <catch2/catch.hpp>
 
 #include <signal.h>
@@ -163,7 +163,7 @@ TEST_CASE("when a subreaper reaps init, state still records its exit code or sig
     const Json& exit = st["husk"]["exit"];
     if (!pidfd_exit && exit["reason"].str() == "unknown") {
         // Older kernels: once the subreaper has reaped init, the monitor must say it does not know rather than
-        // guess (DESIGN.md section 2). A delayed reap leaves it the zombie's status.
+        // guess (docs/ARCHITECTURE.md, "State"). A delayed reap leaves it the zombie's status.
         WARN("this kernel has no PIDFD_INFO_EXIT: the exit is reported as unknown");
         CHECK(reap_delay_ms == 0);
     } else if (ending == Ending::exit3) {

@@ -1,7 +1,8 @@
 // subreaper-caller: plays containerd's runc shim and conmon for the integration tests. Both are child
 // subreapers (PR_SET_CHILD_SUBREAPER, prctl(2)) that run `runtime create --pid-file F` and `runtime start`,
-// read init's pid from F and wait for THAT pid, expecting it to have become their child (DESIGN.md
-// section 3). This program does the same and prints what it saw as JSON lines on stdout:
+// read init's pid from F and wait for THAT pid, expecting it to have become their child
+// (docs/clients.md, "What both clients expect of a runtime"). This program does the same and prints what it saw as
+// JSON lines on stdout:
 //   {"created":PID,"ppid":PPID}                  after create (PPID: init's parent, from /proc/PID/stat)
 //   {"started":PID}                              after start
 //   {"pid":PID,"exited":true,"code":N,"others":K}      once init is reaped (K: other children reaped,
