@@ -19,7 +19,7 @@
 #include "husk/container.hpp"
 #include "monitor/counters.hpp"
 #include "monitor/stop_reasons.hpp"
-#include "monitor/verdict_reader.hpp"
+#include "frontend/verdict_reader.hpp"
 #include "state/process_identity.hpp"
 
 namespace husk {
@@ -240,14 +240,14 @@ private:
     Result<void> stop() {
         auto record = TRY(read_record_briefly(dir_));
         if (record && record->pid == last_.pid && !record->exit) {
-            monitor::await_verdict(last_);
+            frontend::await_verdict(last_);
             record = TRY(read_record_briefly(dir_));
         }
         bool deleted = !record || record->pid != last_.pid;
         if (!deleted) tell_changes(*record);
         std::optional<state::Record> final;
         if (!deleted) final = last_;
-        emit_(event_json("stopped", last_.id, [&](JsonWriter& w) { monitor::write_stopped_members(w, final); }));
+        emit_(event_json("stopped", last_.id, [&](JsonWriter& w) { frontend::write_stopped_members(w, final); }));
         return {};
     }
 

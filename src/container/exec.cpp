@@ -18,7 +18,7 @@
 #include "container/launch.hpp"
 #include "container/observe.hpp"
 #include "husk/container.hpp"
-#include "monitor/terminal_relay.hpp"
+#include "frontend/terminal_relay.hpp"
 #include "monitor/wait.hpp"
 #include "process/exec_main.hpp"
 #include "spec/validate.hpp"
@@ -99,7 +99,7 @@ Result<int> wait_in_foreground(process::ExecSpawned& child) {
     sigemptyset(&forward);
     for (int sig : {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT}) sigaddset(&forward, sig);
     wait.forward = forward;
-    if (child.console) monitor::add_terminal_relay(std::move(child.console), wait);
+    if (child.console) frontend::add_terminal_relay(std::move(child.console), wait);
     monitor::ExitStatus status = TRY(monitor::wait_for_exit(child.pidfd.get(), wait));
     return status.known ? status.code : 255;
 }

@@ -3,7 +3,7 @@
 // one that runs.
 #include "container/observe.hpp"
 #include "husk/container.hpp"
-#include "monitor/verdict_reader.hpp"
+#include "frontend/verdict_reader.hpp"
 #include "state/process_identity.hpp"
 #include "state/state_dir.hpp"
 
@@ -14,7 +14,7 @@ bool orphaned(const state::StateDir& dir) {
     auto record = dir.read_record();
     if (!record || record->caller_pid == 0) return false;  // a create in progress, or an owner never recorded
     if (container::observe(dir, *record).status != container::Status::stopped) return false;
-    if (monitor::monitor_alive(*record)) return false;  // about to record the verdict, or to delete
+    if (frontend::monitor_alive(*record)) return false;  // about to record the verdict, or to delete
     // A foreground husk run without --keep was to delete it itself: lost (SIGKILLed) before it did, it leaves
     // the container to nobody, whether its caller lives or not.
     if (record->monitor_deletes) return true;

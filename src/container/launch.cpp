@@ -75,7 +75,7 @@ Launch::~Launch() {
 }
 
 Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const ContainerId& id, const CreateOptions& options,
-                                               PtyRelay relay, monitor::OutputFormat format) {
+                                               PtyRelay relay, monitor::Framing framing) {
     TRY(check_preserved_fds(options.preserve_fds));  // first: before husk opens an fd of its own
     auto owned = std::make_unique<Launch>(TRY(load_bundle(id, options)));
     Launch& launch = *owned;
@@ -93,7 +93,7 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Con
     const std::string stored_config = TRY(settle_config(launch.bundle));
     launch.policy = monitor::stop_policy(husk);
     // A pty has one output: the program's stdout and stderr arrive merged, and no line could say which was which.
-    if (spec.process->terminal && format == monitor::OutputFormat::json)
+    if (spec.process->terminal && framing)
         return fail_msg("process.terminal is true: --output-format json needs the program's stdout and stderr "
                         "apart, and a terminal merges them (set process.terminal to false, or use text)");
     if (spec.process->terminal && options.console_socket.empty()) {
@@ -163,7 +163,7 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Con
             return fail(checked.error().context("tenant \"" + launch.tenant->name + "\" has a CPU ceiling, so the run has a CPU budget"));
         return fail(checked.error());
     }
-    launch.output = TRY(monitor::open_output_plumbing(launch.policy, format));
+    launch.output = TRY(monitor::open_output_plumbing(launch.policy, std::move(framing)));
     // Last: once it is written, the run counts until its end record (the monitor's, delete's, or a replay's).
     if (launch.tenant)
         TRY(record_tenant_start(*launch.tenant, id.str() + "@" + r.created,

@@ -53,10 +53,11 @@ private:
     bool committed_ = false;
 };
 
-// `format` json (`husk run` in the foreground) pumps the output even without a cap, and refuses a terminal.
+// With a `framing` (`husk run --output-format json` in the foreground) the output is pumped even without a cap,
+// framed, and a terminal is refused.
 Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const ContainerId& id, const CreateOptions& options,
                                                PtyRelay relay = PtyRelay::refused,
-                                               monitor::OutputFormat format = monitor::OutputFormat::text);
+                                               monitor::Framing framing = {});
 
 // Spawn options for this launch, with the hook state JSON built from the record; init's identity goes into the
 // record (with the calling process as its monitor) before init leaves its first wait.

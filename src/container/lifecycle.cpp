@@ -23,7 +23,7 @@
 #include "container/tenant.hpp"
 #include "hooks/hooks.hpp"
 #include "husk/container.hpp"
-#include "monitor/verdict_reader.hpp"
+#include "frontend/verdict_reader.hpp"
 #include "state/process_identity.hpp"
 
 namespace husk {
@@ -233,7 +233,7 @@ Result<std::string> container_state_json(const Runtime& runtime, const Container
     // Init is gone but its verdict is not written yet: wait for it (briefly), so `stopped` comes with husk.exit
     // instead of without it.
     if (observed.status == Status::stopped && record && !record->exit && !record->started.empty()) {
-        monitor::await_verdict(*record);
+        frontend::await_verdict(*record);
         if (auto again = dir.read_record()) {
             record = std::move(*again);
             observed = container::observe(dir, record);

@@ -6,7 +6,7 @@
 #include "base/json_writer.hpp"
 #include "cgroup/cgroup.hpp"
 #include "container/config.hpp"
-#include "monitor/verdict_reader.hpp"
+#include "frontend/verdict_reader.hpp"
 #include "state/process_identity.hpp"
 
 namespace husk::container {
@@ -64,9 +64,9 @@ std::string oci_state_json(const state::Record& record, std::string_view status,
     w.key("husk").begin_object();
     if (!record.started.empty()) w.key("started").string(record.started);
     if (record.exit) w.key("finished").string(record.exit->finished);
-    if (monitor::exit_known(record, status)) {
+    if (frontend::exit_known(record, status)) {
         w.key("exit").begin_object();
-        monitor::write_exit_members(w, record);
+        frontend::write_exit_members(w, record);
         w.end_object();
     }
     if (record.exit) state::write_factors(w, record.exit->factors);

@@ -11,15 +11,15 @@
 #include "base/time.hpp"
 #include "base/trace.hpp"
 #include "monitor/caller_watch.hpp"
-#include "monitor/json_lines.hpp"
+#include "frontend/json_lines.hpp"
 #include "container/launch.hpp"
 #include "monitor/limits.hpp"
 #include "monitor/monitor_process.hpp"
 #include "monitor/record.hpp"
 #include "monitor/signal_forwarder.hpp"
-#include "monitor/terminal_relay.hpp"
+#include "frontend/terminal_relay.hpp"
 #include "monitor/verdict.hpp"
-#include "monitor/verdict_file.hpp"
+#include "frontend/verdict_file.hpp"
 #include "husk/container.hpp"
 
 namespace husk {
@@ -27,14 +27,15 @@ namespace {
 
 // What a foreground run learned on its way, for the verdict whatever the ending.
 struct Progress {
-    monitor::RunVerdict verdict;
+    frontend::RunVerdict verdict;
     std::optional<std::chrono::steady_clock::time_point> begun;  // husk started the container: t = 0 of json
     bool prepared = false;  // the config was accepted: a failure from here on is `setup-failed`, not `refused`
     bool decided = false;   // the verdict holds the container's exit
 };
 
-monitor::OutputFormat format_of(OutputFormat format) {
-    return format == OutputFormat::json ? monitor::OutputFormat::json : monitor::OutputFormat::text;
+// --output-format json: the output pumped and framed as JSON lines.
+monitor::Framing framing_of(OutputFormat format) {
+    return format == OutputFormat::json ? frontend::json_line_framing() : monitor::Framing{};
 }
 
 Result<RunOutcome> run_foreground(const Runtime& runtime, const ContainerId& id, const RunOptions& options,
@@ -49,7 +50,7 @@ Result<RunOutcome> run_foreground(const Runtime& runtime, const ContainerId& id,
     {
         // process.terminal without --console-socket: husk keeps the pty master and relays its own terminal.
         auto launch = TRY(container::prepare_launch(runtime, id, options.create, container::PtyRelay::offered,
-                                                    format_of(options.output_format)));
+                                                    framing_of(options.output_format)));
         progress.prepared = true;
         progress.verdict.policy = launch->policy;
         progress.verdict.settings = launch->bundle.config.husk;
@@ -82,8 +83,8 @@ Result<RunOutcome> run_foreground(const Runtime& runtime, const ContainerId& id,
         progress.begun = begun;
         if (output) output->origin = begun;
         monitor::add_limits(plan, spawned.pid, spawned.pidfd.get(), std::move(output), wait);
-        // SIGWINCH then resizes the pty instead of being forwarded (monitor/terminal_relay.hpp).
-        if (relay_terminal) monitor::add_terminal_relay(std::move(spawned.console), wait);
+        // SIGWINCH then resizes the pty instead of being forwarded (frontend/terminal_relay.hpp).
+        if (relay_terminal) frontend::add_terminal_relay(std::move(spawned.console), wait);
 
         auto started = start_container(runtime, id);
         if (!started) {
@@ -124,7 +125,7 @@ Result<RunOutcome> run_foreground(const Runtime& runtime, const ContainerId& id,
 }
 
 // Nothing ran: the error is the verdict's detail.
-monitor::RunVerdict failed_verdict(monitor::RunVerdict verdict, monitor::Reason reason, const Error& error,
+frontend::RunVerdict failed_verdict(frontend::RunVerdict verdict, monitor::Reason reason, const Error& error,
                                    int status) {
     verdict.exit.reason = monitor::reason_name(reason);
     verdict.exit.detail = error.message();
@@ -135,8 +136,8 @@ monitor::RunVerdict failed_verdict(monitor::RunVerdict verdict, monitor::Reason 
 
 // To --verdict FILE or --verdict-fd N.
 Result<void> deliver_to_target(const VerdictTarget& target, std::string_view json) {
-    if (!target.path.empty()) return monitor::deliver_verdict_file(target.path, json);
-    if (target.fd >= 0) return monitor::deliver_verdict_fd(target.fd, json);
+    if (!target.path.empty()) return frontend::deliver_verdict_file(target.path, json);
+    if (target.fd >= 0) return frontend::deliver_verdict_fd(target.fd, json);
     return {};
 }
 
@@ -144,7 +145,7 @@ Result<void> deliver_to_target(const VerdictTarget& target, std::string_view jso
 Result<void> deliver_line(OutputFormat format, std::string_view json,
                           std::optional<std::chrono::steady_clock::time_point> begun) {
     if (format != OutputFormat::json) return {};
-    return monitor::deliver_verdict_line(json, begun ? monitor::seconds_since(*begun) : 0);
+    return frontend::deliver_verdict_line(json, begun ? frontend::seconds_since(*begun) : 0);
 }
 
 }  // namespace
@@ -175,7 +176,7 @@ Result<RunOutcome> run_container(const Runtime& runtime, const ContainerId& id, 
         progress.verdict = failed_verdict(std::move(progress.verdict), reason, outcome.error(),
                                           1);  // the CLI's status after an error
     }
-    std::string json = monitor::encode_verdict(progress.verdict);
+    std::string json = frontend::encode_verdict(progress.verdict);
     // A reader of the stream that went away does not change how the program ended: a warning, not the status.
     if (auto line = deliver_line(options.output_format, json, progress.begun); !line && outcome)
         outcome->warnings.push_back(line.error().message());
@@ -185,9 +186,9 @@ Result<RunOutcome> run_container(const Runtime& runtime, const ContainerId& id, 
 
 Result<void> deliver_refused_verdict(const VerdictTarget& target, const std::string& id, const Error& error,
                                      int status, OutputFormat format) {
-    monitor::RunVerdict verdict;
+    frontend::RunVerdict verdict;
     verdict.id = id;
-    std::string json = monitor::encode_verdict(failed_verdict(std::move(verdict), monitor::Reason::refused, error, status));
+    std::string json = frontend::encode_verdict(failed_verdict(std::move(verdict), monitor::Reason::refused, error, status));
     auto line = deliver_line(format, json, std::nullopt);
     TRY(deliver_to_target(target, json));
     return line;

@@ -48,16 +48,17 @@ private:
 
 }  // namespace
 
-Result<std::optional<OutputPlumbing>> open_output_plumbing(const StopPolicy& policy, OutputFormat format) {
-    if (!policy.output_limit && format == OutputFormat::text) return std::optional<OutputPlumbing>{};
+Result<std::optional<OutputPlumbing>> open_output_plumbing(const StopPolicy& policy, Framing framing) {
+    if (!policy.output_limit && !framing) return std::optional<OutputPlumbing>{};
     OutputPlumbing plumbing;
     plumbing.pipes = TRY(open_pump_pipes());
-    plumbing.format = format;
+    const bool framed = static_cast<bool>(framing);
+    plumbing.framing = std::move(framing);
     // Our own fds for the stdio we were given (the monitor's fds 0-2 go to /dev/null when it detaches), and
-    // where the kind allows our own non-blocking descriptions (monitor/output_sink.hpp). In json mode husk's
-    // stderr is its own messages' alone.
+    // where the kind allows our own non-blocking descriptions (monitor/output_sink.hpp). Framed, husk's stderr is
+    // its own messages' alone.
     plumbing.stdout_out = TRY(open_output(1, "output pump: stdout"));
-    if (format == OutputFormat::text) plumbing.stderr_out = TRY(open_output(2, "output pump: stderr"));
+    if (!framed) plumbing.stderr_out = TRY(open_output(2, "output pump: stderr"));
     return std::optional<OutputPlumbing>(std::move(plumbing));
 }
 
@@ -82,10 +83,9 @@ std::unique_ptr<Watcher> watch_output_limit(LimitSetup& setup) {
         enforcer->record_cause(output_limit_cause(enforcer->policy()));
         enforcer->kill();
     };
-    if (output.format == OutputFormat::json)
-        return std::make_unique<OutputLimitWatcher>(std::move(output.pipes),
-                                                    JsonLineOutput(std::move(output.stdout_out), output.origin), cap,
-                                                    exceeded);
+    if (output.framing)
+        return std::make_unique<OutputLimitWatcher>(
+            std::move(output.pipes), output.framing(std::move(output.stdout_out), output.origin), cap, exceeded);
     return std::make_unique<OutputLimitWatcher>(std::move(output.pipes), std::move(output.stdout_out),
                                                 std::move(output.stderr_out), cap, exceeded);
 }

@@ -84,7 +84,8 @@ OutputPump::OutputPump(PumpPipes pipes, UniqueFd stdout_out, UniqueFd stderr_out
     }
 }
 
-OutputPump::OutputPump(PumpPipes pipes, JsonLineOutput output, std::uint64_t limit, std::function<void()> on_exceeded)
+OutputPump::OutputPump(PumpPipes pipes, std::unique_ptr<FramedOutput> output, std::uint64_t limit,
+                       std::function<void()> on_exceeded)
     : epoll_(std::move(pipes.watch)), limit_(limit), on_exceeded_(std::move(on_exceeded)), json_(std::move(output)) {
     streams_[0].in = std::move(pipes.stdout_read);
     streams_[1].in = std::move(pipes.stderr_read);
@@ -259,9 +260,9 @@ void OutputPump::pump_json(Stream& stream) {
         if (!json_) return;
         if (json_->busy()) {
             switch (json_->flush()) {
-                case JsonLineOutput::Flush::done: break;
-                case JsonLineOutput::Flush::blocked: park(); return;
-                case JsonLineOutput::Flush::gone: drop_json(); return;
+                case FramedOutput::Flush::done: break;
+                case FramedOutput::Flush::blocked: park(); return;
+                case FramedOutput::Flush::gone: drop_json(); return;
             }
         }
         if (!stream.in) return;

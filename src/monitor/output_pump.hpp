@@ -8,15 +8,35 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <string_view>
 
 #include "husk/error.hpp"
 #include <optional>
 
 #include "husk/unique_fd.hpp"
-#include "monitor/json_lines.hpp"
 #include "monitor/output_sink.hpp"
 
 namespace husk::monitor {
+
+// The pump's framed mode: both streams into one output (husk run's --output-format json: JSON lines,
+// frontend/json_lines.hpp), a record at a time and never two interleaved. Records wait in the frame while the
+// output is full; the pump reads nothing meanwhile (busy()), so the frame stays bounded and back-pressure reaches
+// the container as in text mode.
+class FramedOutput {
+public:
+    enum class Flush { done, blocked, gone };
+    virtual ~FramedOutput() = default;
+    // stream: 0 stdout, 1 stderr.
+    virtual void chunk(int stream, std::string_view data) = 0;
+    virtual void end(int stream) = 0;
+    virtual bool busy() const = 0;
+    // Writes what the output takes now.
+    virtual Flush flush() = 0;
+    virtual int fd() const = 0;
+    // The program's bytes whose records were written whole.
+    virtual std::uint64_t delivered(int stream) const = 0;
+};
 
 // Init writes into the write ends (they become its fds 1 and 2); the monitor reads the read ends. `watch` is
 // the pump's epoll set, already watching both read ends.
@@ -40,9 +60,9 @@ public:
     // nothing more and closes its pipes.
     OutputPump(PumpPipes pipes, UniqueFd stdout_out, UniqueFd stderr_out, std::uint64_t limit,
                std::function<void()> on_exceeded);
-    // --output-format json: both streams as JSON lines into `output` (husk's stdout); the cap counts the
-    // program's bytes as in text mode.
-    OutputPump(PumpPipes pipes, JsonLineOutput output, std::uint64_t limit, std::function<void()> on_exceeded);
+    // Framed: both streams into `output`; the cap counts the program's bytes as in text mode.
+    OutputPump(PumpPipes pipes, std::unique_ptr<FramedOutput> output, std::uint64_t limit,
+               std::function<void()> on_exceeded);
 
     // The pump's own epoll set (pipes, and outputs it waits on); the monitor's loop watches this one fd.
     int fd() const { return epoll_.get(); }
@@ -97,8 +117,8 @@ private:
     std::uint64_t delivered_ = 0;
     bool exceeded_ = false;
     std::function<void()> on_exceeded_;
-    // json: one output for both streams. While a line waits for room on it, both pipes are out of the set.
-    std::optional<JsonLineOutput> json_;
+    // Framed: one output for both streams. While a record waits for room on it, both pipes are out of the set.
+    std::unique_ptr<FramedOutput> json_;
     bool parked_ = false;
 };
 

@@ -166,7 +166,7 @@ static Result<HuskSettings> check_husk_settings(const Spec& spec, const HuskSett
     HuskSettings husk = with_overrides(TRY(parse_husk_annotations(spec.annotations)), overrides);
     TRY(check_settings(husk));
     // With a terminal the container writes into a pty: its master goes to --console-socket, where husk cannot
-    // count a byte, or to `husk run`'s relay (monitor/terminal_relay.hpp), which does not count them (fail closed).
+    // count a byte, or to `husk run`'s relay (frontend/terminal_relay.hpp), which does not count them (fail closed).
     if (husk.output_limit && spec.process && spec.process->terminal)
         return fail_msg("run.husk.output-limit (--output-limit): cannot be enforced with process.terminal true (the "
                         "container writes to its pty, which husk does not count)");

@@ -12,7 +12,7 @@
 #include "monitor/policy.hpp"
 #include "state/record.hpp"
 
-namespace husk::monitor {
+namespace husk::frontend {
 
 struct RunVerdict {
     std::string id;
@@ -22,7 +22,7 @@ struct RunVerdict {
     std::string started;
     std::optional<std::chrono::milliseconds> wall_time;  // from start to init's reap
     std::optional<state::Security> security;
-    std::optional<StopPolicy> policy;  // the limits in force; nothing when the config was not read
+    std::optional<monitor::StopPolicy> policy;  // the limits in force; nothing when the config was not read
     spec::HuskSettings settings;       // the effective config's husk settings (the policies beside the limits)
 };
 
@@ -33,4 +33,4 @@ Result<void> deliver_verdict_file(const std::string& path, std::string_view json
 // One write(2) of the whole object and a newline (a pipe takes it in one piece up to its capacity).
 Result<void> deliver_verdict_fd(int fd, std::string_view json);
 
-}  // namespace husk::monitor
+}  // namespace husk::frontend

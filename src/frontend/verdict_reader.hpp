@@ -9,7 +9,7 @@
 #include "husk/error.hpp"
 #include "state/record.hpp"
 
-namespace husk::monitor {
+namespace husk::frontend {
 
 // Init has gone and `record` holds no verdict: a live monitor is reading the counters and writes it next, then
 // exits. Waits for that exit, at most 2 s. The caller then reads the record again, also when the monitor was
@@ -30,4 +30,4 @@ void write_exit_members(JsonWriter& w, const state::Record& record);
 // factors and usage; `unknown` when the record is gone (nothing) or the monitor lives but has not written it.
 void write_stopped_members(JsonWriter& w, const std::optional<state::Record>& record);
 
-}  // namespace husk::monitor
+}  // namespace husk::frontend

@@ -1,4 +1,4 @@
-#include "monitor/verdict_reader.hpp"
+#include "frontend/verdict_reader.hpp"
 
 #include <poll.h>
 
@@ -8,7 +8,11 @@
 #include "monitor/verdict.hpp"
 #include "state/process_identity.hpp"
 
-namespace husk::monitor {
+namespace husk::frontend {
+
+using monitor::exited_after_limit;
+using monitor::reason_name;
+using monitor::Reason;
 namespace {
 
 // What the monitor left in monitor-error: its message, or, when the filesystem had no room even for that,
@@ -92,4 +96,4 @@ void write_stopped_members(JsonWriter& w, const std::optional<state::Record>& re
     }
 }
 
-}  // namespace husk::monitor
+}  // namespace husk::frontend

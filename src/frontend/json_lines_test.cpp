@@ -1,4 +1,4 @@
-#include "monitor/json_lines.hpp"
+#include "frontend/json_lines.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 
 #include "base/fs.hpp"
 
-using namespace husk::monitor;
+using namespace husk::frontend;
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include "monitor/output_sink.hpp"
 #include "monitor/wait.hpp"
 
-namespace husk::monitor {
+namespace husk::frontend {
 
 // The caller's fds the relay reads and writes (borrowed, never closed).
 struct CallerFds {
@@ -90,7 +90,7 @@ private:
     bool input_pollable_ = true;  // epoll refuses regular files and /dev/null: read those when the pty has room
     bool input_watched_ = false;  // stdin is in the epoll set
     bool output_open_ = true;     // the caller's stdout took our writes (after EPIPE the output is discarded)
-    OutputSink out_;              // the caller's stdout, written without blocking
+    monitor::OutputSink out_;              // the caller's stdout, written without blocking
     bool output_paused_ = false;  // out_ is full: watching it for EPOLLOUT, the master not read meanwhile
     bool master_parked_ = false;  // ... and the master, hung up meanwhile, out of the set (EPOLLHUP is level)
     bool master_watched_ = false;
@@ -109,6 +109,6 @@ private:
 // options.forward: the process learns the size from its terminal, not from a forwarded signal, as with runc);
 // after the reap, the master drains, then the caller's terminal is restored. `master`: Spawned::console. Call it
 // after options.forward is set (SIGWINCH is removed from it here).
-void add_terminal_relay(UniqueFd master, WaitOptions& options, CallerFds fds = {});
+void add_terminal_relay(UniqueFd master, monitor::WaitOptions& options, CallerFds fds = {});
 
-}  // namespace husk::monitor
+}  // namespace husk::frontend

@@ -1,4 +1,4 @@
-#include "monitor/json_lines.hpp"
+#include "frontend/json_lines.hpp"
 
 #include <poll.h>
 
@@ -7,7 +7,13 @@
 
 #include "monitor/stdio_write.hpp"
 
-namespace husk::monitor {
+namespace husk::frontend {
+
+using monitor::asked_to_stop;
+using monitor::IgnoredSigpipe;
+using monitor::open_output;
+using monitor::OutputSink;
+using monitor::stop_check_ms;
 namespace {
 
 const char* const stream_names[2] = {"stdout", "stderr"};
@@ -171,6 +177,12 @@ void JsonLineOutput::chunk(int stream, std::string_view data) {
 
 void JsonLineOutput::end(int stream) { queued(stream, encoders_[stream].finish(buffer_, stream_names[stream], now())); }
 
+monitor::Framing json_line_framing() {
+    return [](UniqueFd output, std::chrono::steady_clock::time_point origin) -> std::unique_ptr<monitor::FramedOutput> {
+        return std::make_unique<JsonLineOutput>(std::move(output), origin);
+    };
+}
+
 JsonLineOutput::Flush JsonLineOutput::flush() {
     while (written_ < buffer_.size()) {
         ssize_t n = sink_.write_some(buffer_.data() + written_, buffer_.size() - written_);
@@ -208,4 +220,4 @@ Result<void> deliver_verdict_line(std::string_view verdict_json, double t) {
     return {};
 }
 
-}  // namespace husk::monitor
+}  // namespace husk::frontend

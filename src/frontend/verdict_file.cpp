@@ -1,4 +1,4 @@
-#include "monitor/verdict_file.hpp"
+#include "frontend/verdict_file.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -8,10 +8,13 @@
 #include "base/fs.hpp"
 #include "base/json_writer.hpp"
 #include "monitor/verdict.hpp"
-#include "monitor/verdict_reader.hpp"
+#include "frontend/verdict_reader.hpp"
 #include "spec/net_allow.hpp"
 
-namespace husk::monitor {
+namespace husk::frontend {
+
+using monitor::signal_label;
+using monitor::StopPolicy;
 namespace {
 
 // The run.husk.* limits with their units in the key, as usage's counters have them, and the policies of the
@@ -83,4 +86,4 @@ Result<void> deliver_verdict_fd(int fd, std::string_view json) {
     return {};
 }
 
-}  // namespace husk::monitor
+}  // namespace husk::frontend

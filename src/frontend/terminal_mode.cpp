@@ -1,4 +1,4 @@
-// The caller's terminal settings around a relay: raw mode and the window size (monitor/terminal_relay.hpp).
+// The caller's terminal settings around a relay: raw mode and the window size (frontend/terminal_relay.hpp).
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -6,9 +6,9 @@
 #include <csignal>
 #include <utility>
 
-#include "monitor/terminal_relay.hpp"
+#include "frontend/terminal_relay.hpp"
 
-namespace husk::monitor {
+namespace husk::frontend {
 namespace {
 
 // What a fatal signal's handler restores: the one terminal in raw mode (husk relays one terminal at a time).
@@ -95,4 +95,4 @@ Result<void> copy_window_size(int terminal, int master) {
     return {};
 }
 
-}  // namespace husk::monitor
+}  // namespace husk::frontend

@@ -11,9 +11,11 @@
 #include <vector>
 
 #include "husk/error.hpp"
+#include "monitor/output_limit.hpp"
+#include "monitor/output_pump.hpp"
 #include "monitor/output_sink.hpp"
 
-namespace husk::monitor {
+namespace husk::frontend {
 
 // How the program's output reaches husk's stdout/stderr: as it is, or framed as JSON lines on stdout alone.
 enum class OutputFormat { text, json };
@@ -48,30 +50,24 @@ private:
     std::string joined_;  // carried bytes + the next chunk
 };
 
-// The pump's side of json: both streams' lines into one output (husk's stdout), a line at a time and never two
-// interleaved. Lines wait in one buffer while the output is full; the pump reads nothing meanwhile (busy()), so
-// the buffer stays bounded and back-pressure reaches the container as in text mode.
-class JsonLineOutput {
+// The pump's framing for json (monitor/output_pump.hpp, FramedOutput): both streams' lines into one output
+// (husk's stdout), a line at a time; lines wait in one buffer while the output is full.
+class JsonLineOutput : public monitor::FramedOutput {
 public:
-    enum class Flush { done, blocked, gone };
-
     JsonLineOutput(UniqueFd output, std::chrono::steady_clock::time_point origin);
 
-    // stream: 0 stdout, 1 stderr.
-    void chunk(int stream, std::string_view data);
-    void end(int stream);
-    bool busy() const { return written_ < buffer_.size(); }
-    // Writes what the output takes now.
-    Flush flush();
-    int fd() const { return sink_.fd(); }
-    // The program's bytes whose lines were written whole.
-    std::uint64_t delivered(int stream) const { return delivered_[stream]; }
+    void chunk(int stream, std::string_view data) override;
+    void end(int stream) override;
+    bool busy() const override { return written_ < buffer_.size(); }
+    Flush flush() override;
+    int fd() const override { return sink_.fd(); }
+    std::uint64_t delivered(int stream) const override { return delivered_[stream]; }
 
 private:
     double now() const;
     void queued(int stream, std::size_t bytes);
 
-    OutputSink sink_;
+    monitor::OutputSink sink_;
     std::chrono::steady_clock::time_point origin_;
     ChunkEncoder encoders_[2];
     std::string buffer_;
@@ -85,6 +81,9 @@ private:
     std::uint64_t delivered_[2] = {0, 0};
 };
 
+// The framing of the monitor's output pump (monitor/output_limit.hpp) that makes JSON lines.
+monitor::Framing json_line_framing();
+
 // Seconds from `origin` to now, for a line's "t".
 double seconds_since(std::chrono::steady_clock::time_point origin);
 
@@ -92,4 +91,4 @@ double seconds_since(std::chrono::steady_clock::time_point origin);
 // does not take it is waited for until it goes away or husk is asked to stop (asked_to_stop).
 Result<void> deliver_verdict_line(std::string_view verdict_json, double t);
 
-}  // namespace husk::monitor
+}  // namespace husk::frontend

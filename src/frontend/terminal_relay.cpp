@@ -1,4 +1,4 @@
-#include "monitor/terminal_relay.hpp"
+#include "frontend/terminal_relay.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -12,7 +12,17 @@
 
 #include "monitor/stdio_write.hpp"  // IgnoredSigpipe
 
-namespace husk::monitor {
+namespace husk::frontend {
+
+using monitor::asked_to_stop;
+using monitor::Enforced;
+using monitor::ExitStatus;
+using monitor::IgnoredSigpipe;
+using monitor::open_output;
+using monitor::OutputSink;
+using monitor::stop_check_ms;
+using monitor::WaitOptions;
+using monitor::Watcher;
 namespace {
 
 Result<void> control(int epoll, int op, int fd, std::uint32_t events) {
@@ -293,4 +303,4 @@ void add_terminal_relay(UniqueFd master, WaitOptions& options, CallerFds fds) {
     options.watchers.push_back(std::make_unique<TerminalWatcher>(std::move(master), fds));
 }
 
-}  // namespace husk::monitor
+}  // namespace husk::frontend

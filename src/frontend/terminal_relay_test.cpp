@@ -1,4 +1,4 @@
-#include "monitor/terminal_relay.hpp"
+#include "frontend/terminal_relay.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -13,7 +13,7 @@
 #include "base/fs.hpp"
 
 using namespace husk;
-using namespace husk::monitor;
+using namespace husk::frontend;
 
 namespace {
 

@@ -1,8 +1,8 @@
-#include "monitor/verdict_file.hpp"
+#include "frontend/verdict_file.hpp"
 
 #include <catch2/catch.hpp>
 
-using namespace husk::monitor;
+using namespace husk::frontend;
 
 TEST_CASE("a refused run's verdict holds the error and nothing that was never measured", "[monitor]") {
     RunVerdict verdict;
@@ -24,7 +24,7 @@ TEST_CASE("a verdict names each limit in force with its unit, and the wall time"
     verdict.status = 124;
     verdict.started = "S";
     verdict.wall_time = std::chrono::milliseconds(2003);
-    StopPolicy policy;
+    husk::monitor::StopPolicy policy;
     policy.timeout = std::chrono::milliseconds(2000);
     policy.output_limit = 65536;
     policy.cpu_limit = std::chrono::microseconds(1500000);
