@@ -268,3 +268,60 @@ TEST_CASE("run.husk.die-with-parent, like --die-with-parent: husk SIGKILLed, the
     require_ok(sb.husk({"delete", id}));
     check_nothing_left(sb);
 }
+
+TEST_CASE("after create only the container's effective config counts: the bundle's may change or go",
+          "[integration][settings]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/probe", "sleep", "60"});
+    // A poststop hook that leaves a mark on the host, to see delete read the hooks create stored.
+    const std::string mark = sb.dir() + "/poststop-ran";
+    b.config["hooks"]["poststop"] = Json::array(
+        {Json::object({{"path", "/bin/sh"}, {"args", Json::strings({"sh", "-c", "touch " + mark})}})});
+    const std::string id = sb.id("truth");
+    require_ok(sb.create(b, id, {"--net-allow", "127.0.0.1/32:1"}));
+    // The stored config says what the flag set; the bundle's file never did.
+    Json stored = Json::parse(read_file(sb.root() + "/" + id + "/config.json"));
+    CHECK(stored["annotations"]["run.husk.net-allow"].str() == "127.0.0.1/32:1");
+    CHECK_FALSE(Json::parse(read_file(b.config_path())).contains("annotations"));
+    // A bundle rewritten (no hooks, every capability) or removed changes nothing for the container.
+    b.config.erase("hooks");
+    add_capability(b.config, "CAP_NET_RAW");
+    b.write();
+    Output exec = sb.husk({"exec", "--cap", "CAP_NET_RAW", id, "/probe", "report"});
+    INFO(exec.describe());
+    CHECK(exec.exit_code != 0);
+    CHECK_THAT(exec.err, Contains("has CAP_NET_RAW"));
+    REQUIRE(::unlink(b.config_path().c_str()) == 0);
+    require_ok(sb.husk({"exec", id, "/probe", "report"}));
+    sb.husk({"kill", id, "KILL"});
+    wait_for_exit(sb, id);
+    require_ok(sb.husk({"delete", id}));
+    CHECK(::access(mark.c_str(), F_OK) == 0);
+    check_nothing_left(sb);
+}
+
+TEST_CASE("a stored config changed after create is refused, not trusted, and the container still deletes",
+          "[integration][settings]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/probe", "sleep", "60"});
+    const std::string id = sb.id("tampered");
+    require_ok(sb.create(b, id, {"--net-ops", "3"}));
+    const std::string stored = sb.root() + "/" + id + "/config.json";
+    Json config = Json::parse(read_file(stored));
+    config["annotations"]["run.husk.net-ops"] = "0";  // a value create would have refused
+    write_file(stored, config.dump(), 0600);
+    Output exec = sb.husk({"exec", id, "/probe", "report"});
+    INFO(exec.describe());
+    CHECK(exec.exit_code != 0);
+    CHECK_THAT(exec.err, Contains(stored) && Contains("run.husk.net-ops"));
+    Output update = sb.husk({"update", "--pids-limit", "10", id});
+    CHECK(update.exit_code != 0);
+    CHECK_THAT(update.err, Contains(stored));
+    sb.husk({"kill", id, "KILL"});
+    wait_for_exit(sb, id);
+    Output deleted = sb.husk({"delete", id});
+    INFO(deleted.describe());
+    CHECK(deleted.exit_code == 0);
+    CHECK_THAT(deleted.err, Contains("poststop hooks not run"));
+    check_nothing_left(sb);
+}
