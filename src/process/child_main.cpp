@@ -26,7 +26,7 @@ using steps::step;
 // The pty's slave is bound over /dev/console (runtime-spec config.md "process.terminal") before it becomes
 // our controlling terminal and fds 0-2.
 Result<void> setup_console(const ContainerPlan& plan, int sync) noexcept {
-    int slave = TRY(steps::open_pty(plan.exec, sync));
+    int slave = TRY(steps::open_pty(plan.workload, sync));
     TRY(mnt::apply_console(plan.rootfs, slave));
     return steps::attach_terminal(slave);
 }
@@ -34,7 +34,7 @@ Result<void> setup_console(const ContainerPlan& plan, int sync) noexcept {
 // Steps 13-15 in one: everything init can do before its confinement (the executable found, stdout/stderr
 // at the output pump, every fd but 0-2 and --preserve-fds close-on-exec), then Landlock and seccomp.
 const char* confine_for_exec(const ContainerPlan& plan, const ChildFds& fds, int sync, int& landlock_abi) noexcept {
-    const char* executable = steps::prepare_for_exec(plan.exec, fds.stdout_pipe, fds.stderr_pipe, sync);
+    const char* executable = steps::prepare_for_exec(plan.workload, fds.stdout_pipe, fds.stderr_pipe, sync);
     // husk-init's report pipe survives its execveat; husk-init makes it close-on-exec again before the program.
     if (plan.init_report_write)
         step(sync, "husk-init", check(::fcntl(plan.init_report_write.get(), F_SETFD, 0), "fcntl", "husk-init report"));
@@ -56,7 +56,7 @@ Result<void> wait_for_start(int fifo) noexcept {
 
 [[noreturn]] void child_main(const ContainerPlan& plan, ChildFds fds, ChildBuffers& buffers) noexcept {
     const int sync = fds.sync;
-    const ExecPlan& exec = plan.exec;
+    const WorkloadPlan& workload = plan.workload;
 
     // 0. Drop the parent's fds that must not stay open in init (its state-dir lock); then wait while the
     //    parent writes uid_map/gid_map and oom_score_adj.
@@ -76,11 +76,7 @@ Result<void> wait_for_start(int fifo) noexcept {
         step(sync, "user namespace", check(::setresuid(0, 0, 0), "setresuid", "0"));
     }
     // 3. hostname and domainname (config.md "Hostname", "Domainname"), loopback up in a new netns.
-    if (exec.set_hostname)
-        step(sync, "hostname", check(::sethostname(exec.hostname.data(), exec.hostname.size()), "sethostname"));
-    if (exec.set_domainname)
-        step(sync, "domainname",
-             check(::setdomainname(exec.domainname.data(), exec.domainname.size()), "setdomainname"));
+    step(sync, "uts names", ns::apply_uts(plan.uts));
     if (plan.namespaces.new_net) step(sync, "loopback", net::apply_loopback_up(plan.loopback));
     trace::mark("init: namespaces, hostname, loopback", traced);
     // 4. Mounts: propagation, rootfs bind, config.md "Mounts" in order, /dev, linux.devices.
@@ -104,7 +100,7 @@ Result<void> wait_for_start(int fifo) noexcept {
     step(sync, "pivot root", mnt::apply_pivot(plan.rootfs));
     trace::mark("init: pivot_root", traced);
     // 7. The console comes after the user's mounts and before the rootfs is made read-only.
-    if (exec.terminal) step(sync, "console", setup_console(plan, sync));
+    if (workload.terminal) step(sync, "console", setup_console(plan, sync));
     // 8. sysctl through the container's own /proc (config-linux.md "Sysctl").
     step(sync, "sysctl", sysctl::apply_sysctl(plan.sysctl));
     // 9. readonlyPaths, maskedPaths, read-only root (runc's order).
@@ -113,7 +109,7 @@ Result<void> wait_for_start(int fifo) noexcept {
     // 10. rlimits while we still hold CAP_SYS_RESOURCE.
     step(sync, "rlimits", rlimit::apply_rlimits(plan.rlimits));
     // 11. cwd, inside the new root.
-    step(sync, "cwd", steps::enter_cwd(exec));
+    step(sync, "cwd", steps::enter_cwd(workload));
     // 12. docs/security.md's order: bounding set, ids, capabilities, umask, no_new_privs; 13-14 everything
     //     else init can do before its confinement (prepare_for_exec); 15. Landlock, then seccomp. Without
     //     no_new_privs the kernel takes a Landlock domain or a seccomp filter only from a holder of
@@ -126,7 +122,7 @@ Result<void> wait_for_start(int fifo) noexcept {
     // (the status fd opened in step 6, the exec fifo), write (the sync socket), close, the startContainer
     // hooks' fork/exec and execve (docs/security.md, "Order in the container's init").
     const seccomp::SeccompPlan* filter = nullptr;
-    if (!exec.no_new_privileges) {
+    if (!workload.no_new_privileges) {
         executable = confine_for_exec(plan, fds, sync, landlock_abi);
         if (plan.seccomp) filter = &*plan.seccomp;
     }
@@ -139,7 +135,7 @@ Result<void> wait_for_start(int fifo) noexcept {
     if (fds.parent_death_signal != 0)
         confined_step(sync, filter, "die-with-parent",
                       check(::prctl(PR_SET_PDEATHSIG, fds.parent_death_signal, 0, 0, 0), "prctl PR_SET_PDEATHSIG"));
-    if (exec.no_new_privileges) {
+    if (workload.no_new_privileges) {
         step(sync, "noNewPrivileges", check(::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl PR_SET_NO_NEW_PRIVS"));
         // 13-15. The executable is looked up with the workload's own credentials.
         executable = confine_for_exec(plan, fds, sync, landlock_abi);
@@ -169,9 +165,9 @@ Result<void> wait_for_start(int fifo) noexcept {
         sigset_t all;
         ::sigfillset(&all);
         if (::sigprocmask(SIG_SETMASK, &all, nullptr) != 0) operation = "sigprocmask";
-        else ::execveat(plan.init.get(), "", plan.init_argv.data(), exec.envp.data(), AT_EMPTY_PATH);
+        else ::execveat(plan.init.get(), "", plan.init_argv.data(), workload.envp.data(), AT_EMPTY_PATH);
     } else {
-        ::execve(executable, exec.argv.data(), exec.envp.data());
+        ::execve(executable, workload.argv.data(), workload.envp.data());
     }
     Error e = Error::sys(errno, operation, plan.init ? "husk-init" : executable);
     (void)!::write(fds.exec_fifo, "!", 1);

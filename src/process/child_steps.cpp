@@ -51,17 +51,17 @@ Result<void> close_fds_except(unsigned first, const int* keep, int count) noexce
 }
 
 // runtime-spec config.md "process.terminal"; the master goes to the parent, which forwards it to --console-socket or keeps it for the foreground terminal relay.
-Result<int> open_pty(const ExecPlan& exec, int sync) noexcept {
+Result<int> open_pty(const WorkloadPlan& workload, int sync) noexcept {
     int master = ::open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
     if (master < 0) return fail_sys(errno, "open", "/dev/ptmx");
     int unlock = 0;
     if (::ioctl(master, TIOCSPTLCK, &unlock) != 0) return fail_sys(errno, "unlockpt");
     int slave = ::ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
     if (slave < 0) return fail_sys(errno, "open pty peer");
-    if (exec.console_rows != 0 || exec.console_columns != 0) {
+    if (workload.console_rows != 0 || workload.console_columns != 0) {
         winsize size{};
-        size.ws_row = exec.console_rows;
-        size.ws_col = exec.console_columns;
+        size.ws_row = workload.console_rows;
+        size.ws_col = workload.console_columns;
         if (::ioctl(slave, TIOCSWINSZ, &size) != 0) return fail_sys(errno, "ioctl TIOCSWINSZ", "process.consoleSize");
     }
     TRY(send_message(sync, SyncType::console, nullptr, master));
@@ -77,11 +77,11 @@ Result<void> attach_terminal(int slave) noexcept {
 }
 
 // getcwd says "(unreachable)" for a directory outside our root.
-Result<void> enter_cwd(const ExecPlan& exec) noexcept {
-    if (::chdir(exec.cwd.c_str()) != 0) return fail_sys(errno, "chdir", exec.cwd.c_str());
+Result<void> enter_cwd(const WorkloadPlan& workload) noexcept {
+    if (::chdir(workload.cwd.c_str()) != 0) return fail_sys(errno, "chdir", workload.cwd.c_str());
     char buffer[4096];
     if (::getcwd(buffer, sizeof buffer) == nullptr || buffer[0] != '/')
-        return fail_sys(EPERM, "process.cwd is outside the container root", exec.cwd.c_str());
+        return fail_sys(EPERM, "process.cwd is outside the container root", workload.cwd.c_str());
     return {};
 }
 
@@ -90,10 +90,10 @@ namespace {
 // Every inherited fd above 2 except the preserved ones gets CLOEXEC, so the workload sees only 0-2 and
 // 3..3+preserve_fds-1 (CVE-2024-21626 class: nothing of the host may leak in). Done before the filter is
 // loaded: every fd husk opens later (Landlock's ruleset, the notify listener) is close-on-exec from birth.
-Result<void> seal_fds(const ExecPlan& exec) noexcept {
-    unsigned first_closed = 3u + static_cast<unsigned>(exec.preserve_fds);
+Result<void> seal_fds(const WorkloadPlan& workload) noexcept {
+    unsigned first_closed = 3u + static_cast<unsigned>(workload.preserve_fds);
     if (::syscall(SYS_close_range, first_closed, ~0u, CLOSE_RANGE_CLOEXEC) != 0) return fail_sys(errno, "close_range");
-    for (int fd = 3; fd < 3 + exec.preserve_fds; ++fd) {
+    for (int fd = 3; fd < 3 + workload.preserve_fds; ++fd) {
         if (::fcntl(fd, F_SETFD, 0) != 0) return fail_sys(errno, "preserve fd");
     }
     return {};
@@ -101,12 +101,12 @@ Result<void> seal_fds(const ExecPlan& exec) noexcept {
 
 }  // namespace
 
-const char* prepare_for_exec(const ExecPlan& exec, int stdout_pipe, int stderr_pipe, int sync) noexcept {
-    auto executable = find_executable(exec);
+const char* prepare_for_exec(const WorkloadPlan& workload, int stdout_pipe, int stderr_pipe, int sync) noexcept {
+    auto executable = find_executable(workload);
     if (!executable) die(sync, executable.error());
     if (stdout_pipe >= 0) step(sync, "output pump", check(::dup2(stdout_pipe, 1) == 1 ? 0 : -1, "dup2", "stdout"));
     if (stderr_pipe >= 0) step(sync, "output pump", check(::dup2(stderr_pipe, 2) == 2 ? 0 : -1, "dup2", "stderr"));
-    step(sync, "fds", seal_fds(exec));
+    step(sync, "fds", seal_fds(workload));
     return *executable;
 }
 

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "caps/credentials.hpp"
-#include "process/exec_plan.hpp"
+#include "process/workload.hpp"
 #include "process/sync.hpp"
 #include "landlock/landlock.hpp"
 #include "seccomp/filter.hpp"
@@ -27,17 +27,17 @@ Result<void> close_fds_except(unsigned first, const int* keep, int count) noexce
 // A pty from the devpts at /dev/ptmx as we see it now (the container's, after pivot_root or setns), sized
 // from process.consoleSize. The master goes to the parent (`console` message, for --console-socket); the
 // slave, close-on-exec, is returned.
-Result<int> open_pty(const ExecPlan& exec, int sync) noexcept;
+Result<int> open_pty(const WorkloadPlan& workload, int sync) noexcept;
 // The slave becomes our controlling terminal (we lead a new session) and fds 0-2.
 Result<void> attach_terminal(int slave) noexcept;
 
 // chdir(process.cwd), refusing a directory the root we have cannot reach (CVE-2024-21626: a leaked
 // directory fd of the host as cwd).
-Result<void> enter_cwd(const ExecPlan& exec) noexcept;
+Result<void> enter_cwd(const WorkloadPlan& workload) noexcept;
 
 // Finds the executable (a missing one fails with runc's words), points stdout/stderr at the given pipes
 // when >= 0, and marks every fd but 0-2 and --preserve-fds close-on-exec. Dies on failure.
-const char* prepare_for_exec(const ExecPlan& exec, int stdout_pipe, int stderr_pipe, int sync) noexcept;
+const char* prepare_for_exec(const WorkloadPlan& workload, int stdout_pipe, int stderr_pipe, int sync) noexcept;
 
 // Landlock, then seccomp (docs/security.md, "Order in the container's init"); a notify listener fd goes to the parent.
 Result<void> confine(const landlock::LandlockPlan& landlock, const seccomp::SeccompPlan* seccomp, int sync,

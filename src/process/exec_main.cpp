@@ -22,7 +22,7 @@ using steps::confined_step;
 using steps::step;
 
 [[noreturn]] void exec_main(const ExecProcessPlan& plan, int sync, int parent_end) noexcept {
-    const ExecPlan& exec = plan.exec;
+    const WorkloadPlan& workload = plan.workload;
     const Confinement& confinement = plan.confinement;
 
     // 0. Not dumpable before anything else: once we are in the container's pid namespace its processes must
@@ -34,7 +34,7 @@ using steps::step;
     step(sync, "dumpable", check(::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "prctl PR_SET_DUMPABLE"));
     ::close(parent_end);
     const int keep[] = {sync, plan.init_pidfd, plan.init_root.get()};
-    step(sync, "fds", steps::close_fds_except(3u + static_cast<unsigned>(exec.preserve_fds), keep, 3));
+    step(sync, "fds", steps::close_fds_except(3u + static_cast<unsigned>(workload.preserve_fds), keep, 3));
     // Our own status file in the host's /proc, read at the end for the verified posture (the container may
     // mount no /proc, or mask it).
     const int status_fd = ::open("/proc/self/status", O_RDONLY | O_CLOEXEC);
@@ -52,15 +52,15 @@ using steps::step;
     ::setsid();
     // 4. The console: a pty of the container's devpts, the master to --console-socket, the slave our
     //    controlling terminal and 0-2 (config.md "process.terminal").
-    if (exec.terminal) {
-        auto slave = steps::open_pty(exec, sync);
+    if (workload.terminal) {
+        auto slave = steps::open_pty(workload, sync);
         if (!slave) step(sync, "console", std::unexpected(slave.error()));
         step(sync, "console", steps::attach_terminal(*slave));
     }
     // 5. rlimits while we still hold CAP_SYS_RESOURCE.
     step(sync, "rlimits", rlimit::apply_rlimits(plan.rlimits));
     // 6. cwd, which must be reachable from the container's root (CVE-2024-21626).
-    step(sync, "cwd", steps::enter_cwd(exec));
+    step(sync, "cwd", steps::enter_cwd(workload));
     // 7. docs/security.md's order, as child_main: bounding set, ids, capabilities, umask, no_new_privs, then the
     //    executable, the fd seal (only 0-2 and --preserve-fds stay open: CVE-2024-21626), Landlock, seccomp.
     //    Without no_new_privs the filter needs CAP_SYS_ADMIN, so the last steps come first then.
@@ -68,15 +68,15 @@ using steps::step;
     const char* executable = nullptr;
     const seccomp::SeccompPlan* filter = nullptr;
     const seccomp::SeccompPlan* seccomp = confinement.seccomp ? &*confinement.seccomp : nullptr;
-    if (!exec.no_new_privileges) {
-        executable = steps::prepare_for_exec(exec, -1, -1, sync);
+    if (!workload.no_new_privileges) {
+        executable = steps::prepare_for_exec(workload, -1, -1, sync);
         step(sync, "security", steps::confine(confinement.landlock, seccomp, sync, landlock_abi));
         filter = seccomp;
     }
     steps::apply_credentials(sync, filter, plan.credentials);
-    if (exec.no_new_privileges) {
+    if (workload.no_new_privileges) {
         step(sync, "noNewPrivileges", check(::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl PR_SET_NO_NEW_PRIVS"));
-        executable = steps::prepare_for_exec(exec, -1, -1, sync);
+        executable = steps::prepare_for_exec(workload, -1, -1, sync);
         step(sync, "security", steps::confine(confinement.landlock, seccomp, sync, landlock_abi));
         filter = seccomp;
     }
@@ -85,7 +85,7 @@ using steps::step;
     char go = 0;
     if (::read(sync, &go, 1) != 1) ::_exit(1);
     // 9. The workload. The sync socket is close-on-exec: its EOF tells the parent execve succeeded.
-    ::execve(executable, exec.argv.data(), exec.envp.data());
+    ::execve(executable, workload.argv.data(), workload.envp.data());
     steps::die_confined(sync, filter, Error::sys(errno, "exec", executable), SyncType::exec_failed);
 }
 
