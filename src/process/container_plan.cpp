@@ -49,12 +49,9 @@ Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOption
     plan.start_container_hooks = TRY(hooks::prepare_child_hooks(spec.hooks.start_container, "startContainer"));
     plan.uts = ns::prepare_uts(spec);
     plan.workload = TRY(prepare_workload(spec, options.preserve_fds));
-    // sysctl needs the namespaces opened above; prepare_confinement gives landlock, seccomp and expected.
+    // sysctl needs the namespaces opened above; prepare_confinement gives the confinement.
     plan.sysctl = TRY(sysctl::prepare_sysctl(linux.sysctl, joined_for_sysctl(plan.namespaces)));
-    Confinement confinement = TRY(prepare_confinement(spec, options.seccomp_skip_unknown, plan.credentials));
-    plan.landlock = std::move(confinement.landlock);
-    plan.seccomp = std::move(confinement.seccomp);
-    plan.expected = confinement.expected;
+    plan.confinement = TRY(prepare_confinement(spec, options.seccomp_skip_unknown, plan.credentials));
     if (options.husk_init) {
         plan.init = TRY(init::open_sealed_init());
         int report[2];

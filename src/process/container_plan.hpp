@@ -53,9 +53,9 @@ struct ContainerPlan {
     hooks::ChildHooksPlan start_container_hooks;
     ns::UtsPlan uts;
     WorkloadPlan workload;
-    landlock::LandlockPlan landlock;           // enforce == false: none
-    std::optional<seccomp::SeccompPlan> seccomp;  // absent: no filter (also for an empty linux.seccomp)
-    ExpectedPosture expected;                  // what init must report after the last security step
+    // Landlock (enforce == false: none), seccomp (absent: no filter, also for an empty linux.seccomp) and what
+    // init must report after the last security step.
+    Confinement confinement;
     // run.husk.init: the sealed husk-init to execveat instead of the program, and its argv
     // ("husk-init", "--report-fd=N", "--", process.args..., NULL; pointing into workload.args). Without it: an empty fd.
     UniqueFd init;
