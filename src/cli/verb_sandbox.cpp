@@ -5,6 +5,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <climits>
@@ -20,6 +21,7 @@
 #include "cli/cli.hpp"
 #include "cli/create_options.hpp"
 #include "cli/foreground_options.hpp"
+#include "cli/raw_args.hpp"
 #include "cli/resource_flags.hpp"
 #include "spec/sandbox_config.hpp"
 
@@ -68,21 +70,6 @@ po::options_description sandbox_options() {
     options.add(limits);
     add_foreground_options(options);
     return options;
-}
-
-// Where the options end: "--", or the first word that is neither an option nor an option's value.
-std::size_t find_program(const po::options_description& options, const Args& args) {
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& arg = args[i];
-        if (arg == "--") return i;
-        if (arg.size() < 2 || arg[0] != '-') return i;
-        if (arg.find('=') != std::string::npos) continue;
-        std::string name = arg.substr(arg[1] == '-' ? 2 : 1);
-        const po::option_description* option = options.find_nothrow(name, false);
-        // "--" always ends the options, even where a value was due: that value is then missing, an error.
-        if (option != nullptr && option->semantic()->max_tokens() > 0 && i + 1 < args.size() && args[i + 1] != "--") ++i;
-    }
-    return args.size();
 }
 
 // A unique valid id: 64 random bits; a collision would make create refuse, never share a container.
@@ -214,10 +201,11 @@ Result<void> check_outside_writable_binds(const std::string& flag, const std::st
 
 int verb_sandbox(const Globals& globals, const Args& args) {
     const po::options_description options = sandbox_options();
-    const std::size_t program_at = find_program(options, args);
-    const Args flags(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(program_at));
-    Args program(args.begin() + static_cast<std::ptrdiff_t>(program_at), args.end());
-    if (!program.empty() && program.front() == "--") program.erase(program.begin());
+    // The options end at "--" or at the program, the first word that is neither an option nor an option's value
+    // ("--" ends them even where a value was due: that value is then missing, an error).
+    const OptionsEnd end = end_of_options(args, option_takes_value(options), DashedValue::taken);
+    const Args flags(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(end.at));
+    Args program(args.begin() + static_cast<std::ptrdiff_t>(std::min(end.first_operand(), args.size())), args.end());
     po::variables_map vm;
     int status = 0;
     std::string usage_error;
