@@ -191,10 +191,21 @@ Result<void> compact_tenant(const Runtime& runtime, const std::string& name);
 // `husk features`: the runtime-spec features document (features.md) of this build on this kernel, as JSON.
 std::string features_json();
 
+// A host file husk itself writes while or after a sandbox's program runs (`--verdict`, `--log`), and the flag that
+// named it.
+struct SandboxOutput {
+    std::string flag;  // "--verdict"
+    std::string path;  // as the caller gave it; empty: none
+};
+
 // `husk sandbox`: the config.json text of the settings (spec/sandbox_config.hpp) on this host: without a
 // rootfs, the host's /usr, /bin, /lib* that exist and ld.so.cache (with the host's network, the resolver's
-// files) on a tmpfs root over the state root (run.husk.root=tmpfs); with one, its absolute path.
-Result<std::string> sandbox_config_json(const Runtime& runtime, spec::SandboxSettings settings);
+// files) on a tmpfs root over the state root (run.husk.root=tmpfs); with one, its absolute path. Every rule
+// about which host paths a sandbox may see is checked here (docs/security.md, "husk sandbox threat model"):
+// relative bind sources are made absolute, no output lies in a --bind-rw directory, no bind or rootfs is, is
+// in or holds the state root, and what the sandbox's root must reach or find in a --rootfs is there.
+Result<std::string> sandbox_config_json(const Runtime& runtime, spec::SandboxSettings settings,
+                                        const std::vector<SandboxOutput>& outputs = {});
 
 // `husk seccomp-profile`: the seccomp profile husk ships for untrusted code, as a linux.seccomp object
 // (docs/security.md, "The default profile").

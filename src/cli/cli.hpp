@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "husk/container.hpp"
@@ -57,6 +58,16 @@ int report(const Globals& globals, const std::string& context, const Error& erro
 std::optional<ContainerId> checked_id(const Globals& globals, const char* verb, const std::string& text);
 void warn(const Globals& globals, const std::string& message);
 void debug(const Globals& globals, const std::string& message);
+
+// For scan_raw_args (cli/raw_args.hpp): whether the option spelt so ("--cwd", "-e") takes a value, asked of the
+// verb's own options (an abbreviation is not guessed: it takes none).
+inline auto option_takes_value(const po::options_description& options) {
+    return [&options](std::string_view spelling) {
+        const std::string name(spelling.starts_with("--") ? spelling.substr(2) : spelling);
+        const po::option_description* option = options.find_nothrow(name, false);
+        return option != nullptr && option->semantic()->max_tokens() > 0;
+    };
+}
 
 // The values of a repeatable flag, none when it was not given.
 template <typename T>

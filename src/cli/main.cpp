@@ -6,11 +6,14 @@
 
 #include <cstdio>
 #include <cstring>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "base/readonly_self.hpp"
 #include "base/trace.hpp"
 #include "cli/cli.hpp"
+#include "cli/raw_args.hpp"
 
 namespace husk::cli {
 namespace {
@@ -53,20 +56,19 @@ void print_version() {
 }
 
 // Index of the verb in argv: the first word that is neither an option nor the value of a global option that
-// takes one (`--root DIR` as well as `--root=DIR`). C strings only: it also runs before main (below).
+// takes one (`--root DIR` as well as `--root=DIR`), or the word after "--". No allocation: it also runs before
+// main (below), before the libraries are initialised.
 int find_verb(int argc, char** argv) noexcept {
-    static constexpr const char* with_value[] = {"--root", "--log", "--log-format", "--cgroup-manager", "--criu",
-                                                 "--rootless", "--message-fd"};
-    for (int i = 1; i < argc; ++i) {
-        const char* arg = argv[i];
-        if (arg[0] != '-') return i;
-        for (const char* option : with_value)
-            if (std::strcmp(arg, option) == 0) {
-                ++i;
-                break;
-            }
-    }
-    return argc;
+    static constexpr std::string_view with_value[] = {"--root", "--log", "--log-format", "--cgroup-manager", "--criu",
+                                                      "--rootless", "--message-fd"};
+    if (argc < 1) return argc;
+    const auto takes_value = [](std::string_view spelling) noexcept {
+        for (std::string_view option : with_value)
+            if (spelling == option) return true;
+        return false;
+    };
+    const std::span<char* const> words(argv + 1, static_cast<std::size_t>(argc - 1));
+    return 1 + static_cast<int>(end_of_options(words, takes_value, DashedValue::taken).first_operand());
 }
 
 // create, run, sandbox and exec leave husk processes where a container can see them (init or the exec'd

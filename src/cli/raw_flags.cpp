@@ -1,45 +1,37 @@
 #include "cli/raw_flags.hpp"
 
 #include <charconv>
-#include <optional>
 #include <string_view>
 
+#include "cli/raw_args.hpp"
+
 namespace husk::cli {
-namespace {
-
-// The value of `--name` at args[i] (either form), or nothing when args[i] is another word.
-std::optional<std::string> value_of(const std::vector<std::string>& args, std::size_t i, std::string_view name) {
-    std::string_view word = args[i];
-    if (word.size() < 2 + name.size() || word.substr(0, 2) != "--" || word.substr(2, name.size()) != name)
-        return std::nullopt;
-    std::string_view rest = word.substr(2 + name.size());
-    if (!rest.empty()) {
-        if (rest[0] != '=') return std::nullopt;  // another flag that starts the same: --verdict-fd
-        return std::string(rest.substr(1));
-    }
-    if (i + 1 >= args.size() || args[i + 1].starts_with("-")) return std::nullopt;
-    return args[i + 1];
-}
-
-}  // namespace
 
 RawVerdictFlags scan_verdict_flags(const std::vector<std::string>& args) {
+    const auto is_verdict_flag = [](std::string_view spelling) {
+        return spelling == "--verdict" || spelling == "--verdict-fd" || spelling == "--output-format";
+    };
     RawVerdictFlags flags;
     bool path_seen = false, fd_seen = false, format_seen = false;
-    for (std::size_t i = 0; i < args.size() && args[i] != "--"; ++i) {
-        if (auto path = value_of(args, i, "verdict"); path && !path_seen) {
+    // Every word up to "--" is looked at: the other options are unknown here, so an operand may be another
+    // option's value ("--timeout nonsense") and the verdict flags may come after it.
+    scan_raw_args(args, is_verdict_flag, DashedValue::refused, [&](const RawWord& word) {
+        if (word.operand || !word.has_value) return true;
+        const std::string_view value = word.value;
+        if (word.spelling == "--verdict" && !path_seen) {
             path_seen = true;
-            if (!path->empty()) flags.verdict_path = *path;
-        } else if (auto fd = value_of(args, i, "verdict-fd"); fd && !fd_seen) {
+            flags.verdict_path = value;
+        } else if (word.spelling == "--verdict-fd" && !fd_seen) {
             fd_seen = true;
             int n = -1;
-            auto [end, error] = std::from_chars(fd->data(), fd->data() + fd->size(), n);
-            if (error == std::errc() && end == fd->data() + fd->size() && n >= 0) flags.verdict_fd = n;
-        } else if (auto format = value_of(args, i, "output-format"); format && !format_seen) {
+            auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), n);
+            if (error == std::errc() && end == value.data() + value.size() && n >= 0) flags.verdict_fd = n;
+        } else if (word.spelling == "--output-format" && !format_seen) {
             format_seen = true;
-            flags.json = *format == "json";
+            flags.json = value == "json";
         }
-    }
+        return true;
+    });
     return flags;
 }
 

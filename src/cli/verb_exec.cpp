@@ -2,10 +2,9 @@
 // command, whatever it looks like (`exec c1 sh -c 'echo hi'`).
 #include <algorithm>
 #include <cstdint>
-#include <iterator>
-#include <string_view>
 
 #include "cli/cli.hpp"
+#include "cli/raw_args.hpp"
 #include "spec/parse.hpp"
 
 #include "base/fs.hpp"
@@ -35,31 +34,19 @@ po::options_description exec_options() {
     return options;
 }
 
-// Where the options end: at the first word that is not an option or an option's value.
-std::size_t find_id(const Args& args) {
-    static constexpr std::string_view takes_value[] = {
-        "--process", "-p", "--console-socket", "--cwd", "--env", "-e", "--user", "-u", "--additional-gids", "-g",
-        "--cap", "-c", "--preserve-fds", "--pid-file", "--cgroup", "--process-label", "--apparmor"};
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& arg = args[i];
-        if (arg == "--") return i + 1;
-        if (arg.empty() || arg[0] != '-') return i;
-        if (std::find(std::begin(takes_value), std::end(takes_value), arg) != std::end(takes_value)) ++i;
-    }
-    return args.size();
-}
-
 }  // namespace
 
 int verb_exec(const Globals& globals, const Args& args) {
-    std::size_t id_at = find_id(args);
+    // The options end at the id, the first word that is neither an option nor an option's value (or the word
+    // after "--"); Boost reads them and the id, and the rest is the command.
+    const po::options_description options = exec_options();
+    const std::size_t id_at = end_of_options(args, option_takes_value(options), DashedValue::taken).first_operand();
     Args flags(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(std::min(id_at + 1, args.size())));
-    if (id_at > 0 && id_at <= args.size() && args[id_at - 1] == "--") flags.pop_back();  // "--" is not the id
     po::positional_options_description positional;
     positional.add("id", 1);
     po::variables_map vm;
     int status = 0;
-    if (!parse_verb("exec", "[options] ID [COMMAND [ARGS...]]", exec_options(), positional, flags, vm, &status))
+    if (!parse_verb("exec", "[options] ID [COMMAND [ARGS...]]", options, positional, flags, vm, &status))
         return status;
     ExecOptions exec;
     const std::string given = vm.count("id") ? vm["id"].as<std::string>() : "";

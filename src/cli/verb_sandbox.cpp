@@ -3,11 +3,10 @@
 // runs through `husk run`'s foreground path (same parse, validation, monitor, verdict, cancel), after which the
 // container is deleted. Options end at "--" or at the first word that is not an option: the program.
 #include <sys/random.h>
-#include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +19,7 @@
 #include "cli/cli.hpp"
 #include "cli/create_options.hpp"
 #include "cli/foreground_options.hpp"
+#include "cli/raw_args.hpp"
 #include "cli/resource_flags.hpp"
 #include "spec/sandbox_config.hpp"
 
@@ -70,21 +70,6 @@ po::options_description sandbox_options() {
     return options;
 }
 
-// Where the options end: "--", or the first word that is neither an option nor an option's value.
-std::size_t find_program(const po::options_description& options, const Args& args) {
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& arg = args[i];
-        if (arg == "--") return i;
-        if (arg.size() < 2 || arg[0] != '-') return i;
-        if (arg.find('=') != std::string::npos) continue;
-        std::string name = arg.substr(arg[1] == '-' ? 2 : 1);
-        const po::option_description* option = options.find_nothrow(name, false);
-        // "--" always ends the options, even where a value was due: that value is then missing, an error.
-        if (option != nullptr && option->semantic()->max_tokens() > 0 && i + 1 < args.size() && args[i + 1] != "--") ++i;
-    }
-    return args.size();
-}
-
 // A unique valid id: 64 random bits; a collision would make create refuse, never share a container.
 Result<std::string> generated_id() {
     unsigned char bytes[8];
@@ -96,25 +81,6 @@ Result<std::string> generated_id() {
         id += hex[byte & 15];
     }
     return id;
-}
-
-std::string absolute(const std::string& path) {
-    if (!path.empty() && path[0] == '/') return path;
-    char cwd[4096];
-    if (::getcwd(cwd, sizeof cwd) == nullptr) return path;  // validation then names the relative path
-    return std::string(cwd) + "/" + path;
-}
-
-Result<spec::SandboxBind> bind_flag(const std::string& flag, const std::string& text, bool writable) {
-    std::size_t colon = text.find(':');
-    std::string source = text.substr(0, colon);
-    std::string destination = colon == std::string::npos ? source : text.substr(colon + 1);
-    if (source.empty() || destination.empty()) return fail_msg("--" + flag + ": want SRC[:DST], not \"" + text + "\"");
-    if (destination[0] != '/') return fail_msg("--" + flag + ": DST must be an absolute path, not \"" + destination + "\"");
-    // A ".." would be resolved inside the root, but says something else than where the bind lands.
-    if (("/" + destination + "/").find("/../") != std::string::npos)
-        return fail_msg("--" + flag + ": DST must not contain \"..\", not \"" + destination + "\"");
-    return spec::SandboxBind{absolute(source), destination, writable};
 }
 
 std::string capability_name(std::string name) {
@@ -136,9 +102,9 @@ Result<spec::SandboxSettings> read_settings(const po::variables_map& vm) {
     spec::SandboxSettings settings;
     if (vm.count("rootfs")) settings.rootfs = vm["rootfs"].as<std::string>();
     for (const std::string& text : values_of<std::string>(vm, "bind"))
-        settings.binds.push_back(TRY(bind_flag("bind", text, false)));
+        settings.binds.push_back(TRY(spec::parse_sandbox_bind("bind", text, false)));
     for (const std::string& text : values_of<std::string>(vm, "bind-rw"))
-        settings.binds.push_back(TRY(bind_flag("bind-rw", text, true)));
+        settings.binds.push_back(TRY(spec::parse_sandbox_bind("bind-rw", text, true)));
     settings.cwd = vm["cwd"].as<std::string>();
     if (settings.cwd.empty() || settings.cwd[0] != '/')
         return fail_msg("--cwd: want an absolute path inside the sandbox, not \"" + settings.cwd + "\"");
@@ -189,35 +155,15 @@ Result<spec::SandboxSettings> read_settings(const po::variables_map& vm) {
     return settings;
 }
 
-// The verdict (and husk's --log, opened for each message) are written after or while the program runs,
-// through the path as the caller gave it: in a --bind-rw directory the program could make the name a
-// directory (no verdict at all) or it or a component a symlink (husk, as root, writing wherever it points).
-// Refused; compared with symlinks resolved.
-Result<void> check_outside_writable_binds(const std::string& flag, const std::string& file,
-                                          const spec::SandboxSettings& settings) {
-    if (file.empty()) return {};
-    const std::string path = absolute(file);
-    char buffer[PATH_MAX];
-    if (::realpath(path.substr(0, path.rfind('/') + 1).c_str(), buffer) == nullptr) return {};  // fails later, naming it
-    const std::string dir(buffer);
-    for (const spec::SandboxBind& bind : settings.binds) {
-        if (!bind.writable || ::realpath(bind.source.c_str(), buffer) == nullptr) continue;
-        const std::string source(buffer);
-        if (dir == source || source == "/" || dir.starts_with(source + "/"))
-            return fail_msg(flag + " " + file + ": is in --bind-rw " + bind.source +
-                            ", where the program could replace or redirect it; choose a directory it cannot write");
-    }
-    return {};
-}
-
 }  // namespace
 
 int verb_sandbox(const Globals& globals, const Args& args) {
     const po::options_description options = sandbox_options();
-    const std::size_t program_at = find_program(options, args);
-    const Args flags(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(program_at));
-    Args program(args.begin() + static_cast<std::ptrdiff_t>(program_at), args.end());
-    if (!program.empty() && program.front() == "--") program.erase(program.begin());
+    // The options end at "--" or at the program, the first word that is neither an option nor an option's value
+    // ("--" ends them even where a value was due: that value is then missing, an error).
+    const OptionsEnd end = end_of_options(args, option_takes_value(options), DashedValue::taken);
+    const Args flags(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(end.at));
+    Args program(args.begin() + static_cast<std::ptrdiff_t>(std::min(end.first_operand(), args.size())), args.end());
     po::variables_map vm;
     int status = 0;
     std::string usage_error;
@@ -242,11 +188,9 @@ int verb_sandbox(const Globals& globals, const Args& args) {
     if (!checked) return 1;
     auto settings = read_settings(vm);
     if (!settings) return refuse(settings.error().message());
-    for (const auto& [flag, file] : {std::pair<std::string, std::string>{"--verdict", run.verdict.path}, {"--log", globals.log_file}})
-        if (auto outside = check_outside_writable_binds(flag, file, *settings); !outside)
-            return refuse(outside.error().message());
     settings->args = std::move(program);
-    auto config = sandbox_config_json(globals.runtime, std::move(*settings));
+    auto config = sandbox_config_json(globals.runtime, std::move(*settings),
+                                      {{"--verdict", run.verdict.path}, {"--log", globals.log_file}});
     if (!config) return refuse(config.error().message());
     if (vm.count("print-config")) {
         std::fputs(config->c_str(), stdout);

@@ -263,11 +263,11 @@ Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std:
     state::Security& sec = r.security.emplace();
     sec.seccomp = posture.seccomp_mode == 2 ? "filter" : "none";
     sec.seccomp_filters = std::max(posture.seccomp_filters, 0);
-    if (launch.plan.seccomp) sec.seccomp_skipped = launch.plan.seccomp->skipped_syscalls;
-    if (launch.plan.seccomp)
-        for (const auto& r : launch.plan.seccomp->resolutions) sec.seccomp_resolved.push_back({r.syscall, r.kept, r.dropped});
+    if (launch.plan.confinement.seccomp) sec.seccomp_skipped = launch.plan.confinement.seccomp->skipped_syscalls;
+    if (launch.plan.confinement.seccomp)
+        for (const auto& r : launch.plan.confinement.seccomp->resolutions) sec.seccomp_resolved.push_back({r.syscall, r.kept, r.dropped});
     if (launch.bundle.config.spec.process->landlock) sec.landlock_abi = posture.landlock_abi;
-    sec.landlock_dropped = launch.plan.landlock.dropped;
+    sec.landlock_dropped = launch.plan.confinement.landlock.dropped;
     sec.no_new_privileges = posture.no_new_privs == 1;
     sec.caps_effective = posture.cap_effective;
     sec.caps_bounding = posture.cap_bounding;

@@ -1,5 +1,6 @@
 // `husk sandbox`'s config: the host facts the pure builder (spec/sandbox_config.cpp) needs, looked up here.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <climits>
@@ -12,6 +13,15 @@
 
 namespace husk {
 namespace {
+
+// A path of the caller's, relative to its working directory, as an absolute one (symlinks kept: the bind
+// follows them when it is made).
+std::string absolute(const std::string& path) {
+    if (!path.empty() && path[0] == '/') return path;
+    char cwd[4096];
+    if (::getcwd(cwd, sizeof cwd) == nullptr) return path;  // validation then names the relative path
+    return std::string(cwd) + "/" + path;
+}
 
 // The host path with every symlink resolved, if it exists and is of the wanted type.
 std::optional<std::string> resolved(const char* path, mode_t type) {
@@ -100,9 +110,32 @@ Result<void> check_state_root_hidden(const Runtime& runtime, const spec::Sandbox
     return {};
 }
 
+// The verdict (and husk's --log, opened for each message) are written after or while the program runs,
+// through the path as the caller gave it: in a --bind-rw directory the program could make the name a
+// directory (no verdict at all) or it or a component a symlink (husk, as root, writing wherever it points).
+// Refused; compared with symlinks resolved.
+Result<void> check_outside_writable_binds(const SandboxOutput& output, const spec::SandboxSettings& settings) {
+    if (output.path.empty()) return {};
+    const std::string path = absolute(output.path);
+    char buffer[PATH_MAX];
+    if (::realpath(path.substr(0, path.rfind('/') + 1).c_str(), buffer) == nullptr) return {};  // fails later, naming it
+    const std::string dir(buffer);
+    for (const spec::SandboxBind& bind : settings.binds) {
+        if (!bind.writable || ::realpath(bind.source.c_str(), buffer) == nullptr) continue;
+        const std::string source(buffer);
+        if (dir == source || source == "/" || dir.starts_with(source + "/"))
+            return fail_msg(output.flag + " " + output.path + ": is in --bind-rw " + bind.source +
+                            ", where the program could replace or redirect it; choose a directory it cannot write");
+    }
+    return {};
+}
+
 }  // namespace
 
-Result<std::string> sandbox_config_json(const Runtime& runtime, spec::SandboxSettings settings) {
+Result<std::string> sandbox_config_json(const Runtime& runtime, spec::SandboxSettings settings,
+                                        const std::vector<SandboxOutput>& outputs) {
+    for (spec::SandboxBind& bind : settings.binds) bind.source = absolute(bind.source);
+    for (const SandboxOutput& output : outputs) TRY(check_outside_writable_binds(output, settings));
     TRY(state::make_root(runtime.root));
     TRY(check_state_root_hidden(runtime, settings));
     if (settings.rootfs.empty()) {

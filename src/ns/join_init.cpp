@@ -49,4 +49,10 @@ Result<InitNamespaces> open_init_namespaces(pid_t init) {
     return out;
 }
 
+Result<void> apply_init_namespaces(const InitNamespaces& namespaces, int init_pidfd) noexcept {
+    if (namespaces.setns_flags != 0 && ::setns(init_pidfd, namespaces.setns_flags) != 0)
+        return fail_sys(errno, "setns", "container init");
+    return {};
+}
+
 }  // namespace husk::ns

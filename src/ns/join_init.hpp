@@ -23,4 +23,8 @@ struct InitNamespaces {
 // init is alive after this returns: the /proc/<pid>/ns files opened here then belong to that same process.
 Result<InitNamespaces> open_init_namespaces(pid_t init);
 
+// Child side: init's namespaces that differ from ours, all at once through its pidfd (setns(2) enters the user
+// namespace first). Nothing when none differ.
+Result<void> apply_init_namespaces(const InitNamespaces& namespaces, int init_pidfd) noexcept;
+
 }  // namespace husk::ns

@@ -47,13 +47,11 @@ Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOption
     plan.loopback = TRY(net::prepare_loopback());
     plan.create_container_hooks = TRY(hooks::prepare_child_hooks(spec.hooks.create_container, "createContainer"));
     plan.start_container_hooks = TRY(hooks::prepare_child_hooks(spec.hooks.start_container, "startContainer"));
-    plan.exec = TRY(prepare_exec(spec, options.preserve_fds));
-    // sysctl needs the namespaces opened above; prepare_confinement gives landlock, seccomp and expected.
+    plan.uts = ns::prepare_uts(spec);
+    plan.workload = TRY(prepare_workload(spec, options.preserve_fds));
+    // sysctl needs the namespaces opened above; prepare_confinement gives the confinement.
     plan.sysctl = TRY(sysctl::prepare_sysctl(linux.sysctl, joined_for_sysctl(plan.namespaces)));
-    Confinement confinement = TRY(prepare_confinement(spec, options.seccomp_skip_unknown, plan.credentials));
-    plan.landlock = std::move(confinement.landlock);
-    plan.seccomp = std::move(confinement.seccomp);
-    plan.expected = confinement.expected;
+    plan.confinement = TRY(prepare_confinement(spec, options.seccomp_skip_unknown, plan.credentials));
     if (options.husk_init) {
         plan.init = TRY(init::open_sealed_init());
         int report[2];
@@ -66,7 +64,7 @@ Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOption
         plan.init_report_arg = std::make_unique<char[]>(arg.size() + 1);
         std::memcpy(plan.init_report_arg.get(), arg.c_str(), arg.size() + 1);
         plan.init_argv = {const_cast<char*>("husk-init"), plan.init_report_arg.get(), const_cast<char*>("--")};
-        plan.init_argv.insert(plan.init_argv.end(), plan.exec.argv.begin(), plan.exec.argv.end());  // with its NULL
+        plan.init_argv.insert(plan.init_argv.end(), plan.workload.argv.begin(), plan.workload.argv.end());  // with its NULL
     }
     return plan;
 }

@@ -14,7 +14,8 @@
 #include "mnt/rootfs.hpp"
 #include "net/loopback.hpp"
 #include "ns/namespaces.hpp"
-#include "process/exec_plan.hpp"
+#include "ns/uts.hpp"
+#include "process/workload.hpp"
 #include "process/posture.hpp"
 #include "rlimit/rlimits.hpp"
 #include "seccomp/filter.hpp"
@@ -33,6 +34,14 @@ struct PlanOptions {
     std::string cgroup2_mount;          // mnt::RootfsOptions::cgroup2_mount
 };
 
+// The security steps both recipes share (docs/security.md, "Order in the container's init"): linux.seccomp compiled,
+// process.landlock against the kernel's ABI, and the posture the process must then report.
+struct Confinement {
+    landlock::LandlockPlan landlock;
+    std::optional<seccomp::SeccompPlan> seccomp;
+    ExpectedPosture expected;
+};
+
 struct ContainerPlan {
     ns::NamespacePlan namespaces;
     mnt::RootfsPlan rootfs;
@@ -42,12 +51,13 @@ struct ContainerPlan {
     sysctl::SysctlPlan sysctl;
     hooks::ChildHooksPlan create_container_hooks;
     hooks::ChildHooksPlan start_container_hooks;
-    ExecPlan exec;
-    landlock::LandlockPlan landlock;           // enforce == false: none
-    std::optional<seccomp::SeccompPlan> seccomp;  // absent: no filter (also for an empty linux.seccomp)
-    ExpectedPosture expected;                  // what init must report after the last security step
+    ns::UtsPlan uts;
+    WorkloadPlan workload;
+    // Landlock (enforce == false: none), seccomp (absent: no filter, also for an empty linux.seccomp) and what
+    // init must report after the last security step.
+    Confinement confinement;
     // run.husk.init: the sealed husk-init to execveat instead of the program, and its argv
-    // ("husk-init", "--report-fd=N", "--", process.args..., NULL; pointing into exec.args). Without it: an empty fd.
+    // ("husk-init", "--report-fd=N", "--", process.args..., NULL; pointing into workload.args). Without it: an empty fd.
     UniqueFd init;
     std::vector<char*> init_argv;
     // run.husk.init: a pipe on which husk-init reports the program's wait status before it exits, so that a
@@ -61,13 +71,7 @@ struct ContainerPlan {
 
 Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOptions& options);
 
-// The security steps both recipes share (docs/security.md, "Order in the container's init"): linux.seccomp compiled,
-// process.landlock against the kernel's ABI, and the posture the process must then report.
-struct Confinement {
-    landlock::LandlockPlan landlock;
-    std::optional<seccomp::SeccompPlan> seccomp;
-    ExpectedPosture expected;
-};
+// The Confinement of a process with these credentials: create's init and `husk exec`'s process alike.
 Result<Confinement> prepare_confinement(const spec::Spec& spec, bool seccomp_skip_unknown,
                                         const caps::CredentialsPlan& credentials);
 

@@ -14,7 +14,7 @@
 #include "husk/unique_fd.hpp"
 #include "ns/join_init.hpp"
 #include "process/container_plan.hpp"
-#include "process/exec_plan.hpp"
+#include "process/workload.hpp"
 #include "process/posture.hpp"
 #include "process/spawn.hpp"
 #include "rlimit/rlimits.hpp"
@@ -27,7 +27,7 @@ struct ExecProcessPlan {
     UniqueFd init_root;             // init's root directory (after its pivot_root or chroot), O_PATH
     caps::CredentialsPlan credentials;
     rlimit::RlimitPlan rlimits;
-    ExecPlan exec;
+    WorkloadPlan workload;  // process.args of the exec'd process (the config's with runc's flags, or --process)
     Confinement confinement;
     std::optional<int> oom_score_adj;  // process.oomScoreAdj, written by the parent before `go`
 };

@@ -90,7 +90,7 @@ Result<ExecProcessPlan> prepare_exec_process(const spec::Spec& spec, int init_pi
     TRY(check_still_alive(init_pidfd));
     plan.credentials = TRY(caps::prepare_credentials(*spec.process));
     plan.rlimits = TRY(rlimit::prepare_rlimits(*spec.process));
-    plan.exec = TRY(prepare_exec(spec, preserve_fds));
+    plan.workload = TRY(prepare_workload(spec, preserve_fds));
     plan.confinement = TRY(prepare_confinement(spec, seccomp_skip_unknown, plan.credentials));
     plan.oom_score_adj = spec.process->oom_score_adj;
     return plan;

@@ -29,7 +29,7 @@ namespace {
 // the calls init makes after loading it.
 Error early_exit(const ContainerPlan& plan, const Spawned& child, const SpawnOptions& options) {
     Error generic = Error::msg("container init exited during setup");
-    if (options.parent != Parent::spawner || !plan.seccomp) return generic;
+    if (options.parent != Parent::spawner || !plan.confinement.seccomp) return generic;
     // Its socket closes a moment before it becomes a zombie: wait for that (the pidfd polls readable then),
     // bounded, since a peer that is not gone must not hang create.
     pollfd exited{child.pidfd.get(), POLLIN, 0};
@@ -83,13 +83,13 @@ Result<void> drive_setup(const ContainerPlan& plan, Spawned& child, int sync, co
                 break;
             case SyncType::seccomp_listener:
                 // The state says "creating", as for the hooks that run now.
-                TRY(forward_listener(plan.seccomp, child.pid, options.hook_state("creating", child.pid), fd.get()));
+                TRY(forward_listener(plan.confinement.seccomp, child.pid, options.hook_state("creating", child.pid), fd.get()));
                 break;
             case SyncType::posture: {
                 if (message->payload_length != sizeof(Posture)) return fail_sys(EPROTO, "sync receive", "posture");
                 Posture posture;
                 std::memcpy(&posture, payload, sizeof posture);
-                TRY(check_posture(posture, plan.expected));
+                TRY(check_posture(posture, plan.confinement.expected));
                 child.posture = posture;
                 break;
             }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <initializer_list>
 #include <string_view>
+#include <utility>
 
 #include "spec/config_writer.hpp"
 #include "spec/settings.hpp"
@@ -190,6 +191,19 @@ void linux(JsonWriter& out, const SandboxSettings& settings) {
 }
 
 }  // namespace
+
+Result<SandboxBind> parse_sandbox_bind(std::string_view flag, const std::string& text, bool writable) {
+    const std::string name = "--" + std::string(flag);
+    const std::size_t colon = text.find(':');
+    std::string source = text.substr(0, colon);
+    std::string destination = colon == std::string::npos ? source : text.substr(colon + 1);
+    if (source.empty() || destination.empty()) return fail_msg(name + ": want SRC[:DST], not \"" + text + "\"");
+    if (destination[0] != '/') return fail_msg(name + ": DST must be an absolute path, not \"" + destination + "\"");
+    // A ".." would be resolved inside the root, but says something else than where the bind lands.
+    if (("/" + destination + "/").find("/../") != std::string::npos)
+        return fail_msg(name + ": DST must not contain \"..\", not \"" + destination + "\"");
+    return SandboxBind{std::move(source), std::move(destination), writable};
+}
 
 std::string sandbox_config_json(const SandboxSettings& settings) {
     JsonWriter out(JsonWriter::Style::pretty);

@@ -7,8 +7,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "husk/error.hpp"
 #include "husk/settings.hpp"
 
 namespace husk::spec {
@@ -31,7 +33,7 @@ inline constexpr std::uint64_t tmpfs_inodes = 65536;
 inline constexpr const char* sandbox_default_path = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
 
 struct SandboxBind {
-    std::string source;       // absolute host path
+    std::string source;       // host path (made absolute by the container layer, sandbox_config_json)
     std::string destination;  // absolute container path
     bool writable = false;
 };
@@ -70,6 +72,11 @@ struct SandboxSettings {
     std::vector<std::string> landlock_read, landlock_write;
     std::vector<std::uint16_t> landlock_connect;
 };
+
+// `--bind`/`--bind-rw` (`flag`) SRC[:DST]: DST (SRC when absent) must be an absolute path without "..", which
+// mnt would resolve inside the root anyway but which says something else than where the bind lands. SRC is
+// kept as given; errors name the flag.
+Result<SandboxBind> parse_sandbox_bind(std::string_view flag, const std::string& text, bool writable);
 
 // config.json text, pretty-printed, ending in a newline.
 std::string sandbox_config_json(const SandboxSettings& settings);

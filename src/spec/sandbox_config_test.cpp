@@ -162,3 +162,27 @@ TEST_CASE("sandbox binds go in parent-first order, else in the order given", "[s
     CHECK(std::vector<std::string>(destinations.end() - 3, destinations.end()) ==
           std::vector<std::string>{"/x", "/z", "/x/y"});
 }
+
+TEST_CASE("a sandbox bind is SRC[:DST] with DST absolute and without \"..\"", "[spec][sandbox]") {
+    auto same = husk::spec::parse_sandbox_bind("bind", "/data", false);
+    REQUIRE(same);
+    CHECK(same->source == "/data");
+    CHECK(same->destination == "/data");
+    CHECK_FALSE(same->writable);
+    auto moved = husk::spec::parse_sandbox_bind("bind-rw", "out:/work/out", true);
+    REQUIRE(moved);
+    CHECK(moved->source == "out");  // made absolute by the container layer, against the caller's cwd
+    CHECK(moved->destination == "/work/out");
+    CHECK(moved->writable);
+    auto error = [](const std::string& text) {
+        auto bind = husk::spec::parse_sandbox_bind("bind", text, false);
+        REQUIRE_FALSE(bind);
+        return bind.error().message();
+    };
+    CHECK(error(":/x") == "--bind: want SRC[:DST], not \":/x\"");
+    CHECK(error("/x:") == "--bind: want SRC[:DST], not \"/x:\"");
+    CHECK(error("rel") == "--bind: DST must be an absolute path, not \"rel\"");
+    CHECK(error("/x:/a/../b") == "--bind: DST must not contain \"..\", not \"/a/../b\"");
+    CHECK(error("/x:/..") == "--bind: DST must not contain \"..\", not \"/..\"");
+    CHECK(husk::spec::parse_sandbox_bind("bind", "/x:/a..b", false));  // a name with dots is no ".."
+}

@@ -1,4 +1,4 @@
-#include "process/exec_plan.hpp"
+#include "process/workload.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -20,9 +20,9 @@ std::string container_path(const std::vector<std::string>& env) {
 
 }  // namespace
 
-Result<ExecPlan> prepare_exec(const spec::Spec& spec, int preserve_fds) {
+Result<WorkloadPlan> prepare_workload(const spec::Spec& spec, int preserve_fds) {
     const spec::Process& process = *spec.process;
-    ExecPlan plan;
+    WorkloadPlan plan;
     plan.args = process.args;
     plan.env = process.env;
     for (auto& a : plan.args) plan.argv.push_back(a.data());
@@ -48,10 +48,6 @@ Result<ExecPlan> prepare_exec(const spec::Spec& spec, int preserve_fds) {
         plan.not_found = Error::msg("exec: \"" + name + "\": executable file not found in $PATH");
     }
     plan.cwd = process.cwd;
-    plan.hostname = spec.hostname;
-    plan.domainname = spec.domainname;
-    plan.set_hostname = !spec.hostname.empty();
-    plan.set_domainname = !spec.domainname.empty();
     plan.no_new_privileges = process.no_new_privileges;
     plan.terminal = process.terminal;
     if (process.console_size) {
@@ -62,7 +58,7 @@ Result<ExecPlan> prepare_exec(const spec::Spec& spec, int preserve_fds) {
     return plan;
 }
 
-Result<const char*> find_executable(const ExecPlan& plan) noexcept {
+Result<const char*> find_executable(const WorkloadPlan& plan) noexcept {
     int last_error = ENOENT;
     for (const auto& candidate : plan.candidates) {
         struct stat st {};
