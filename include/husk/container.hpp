@@ -105,6 +105,8 @@ struct ExecOptions {
     bool ignore_paused = false;
     std::string cgroup;                    // a sub-cgroup of the container's, relative
     std::string process_label, apparmor;   // refused when not empty: husk has no LSM support
+    // Called with each warning before the process starts (an ambient capability the kernel could not raise).
+    std::function<void(const std::string&)> warn;
 };
 struct ExecOutcome {
     int exit_code = 0;  // foreground: the process's exit code, or 128 + signal; 0 with --detach

@@ -110,16 +110,17 @@ Result<CredentialsPlan> prepare_credentials(const spec::Process& process) {
     const CapabilitySets& s = plan.sets;
     TRY(require_subset(caps.effective, "effective", s.effective, s.permitted, "is not in the permitted set"));
     TRY(require_subset(caps.inheritable, "inheritable", s.inheritable, s.bounding, "is not in the bounding set"));
-    if (process.user.uid == 0) {
-        // For uid 0 the ambient set has no effect: execve(2) gives root every capability of its bounding set
-        // (capabilities(7), "Capabilities and execution of programs by root"). runc's default spec lists
-        // ambient capabilities without an inheritable set; the kernel could not raise them, and nothing is
-        // lost by not trying, so they are kept only where raising them is possible.
-        plan.sets.ambient &= s.permitted & s.inheritable;
-    } else {
-        TRY(require_subset(caps.ambient, "ambient", s.ambient, s.permitted, "is not in the permitted set"));
-        TRY(require_subset(caps.ambient, "ambient", s.ambient, s.inheritable, "is not in the inheritable set"));
-    }
+    // PR_CAP_AMBIENT_RAISE needs a capability both permitted and inheritable. runc's default spec lists ambient
+    // capabilities without an inheritable set: runc tries each, warns for those the kernel refuses and goes on
+    // (the process gets fewer privileges than asked, never more). For uid 0 the ambient set has no effect anyway:
+    // execve(2) gives root every capability of its bounding set (capabilities(7), "Capabilities and execution of
+    // programs by root"), so nothing is worth a warning there.
+    const std::uint64_t raisable = s.permitted & s.inheritable;
+    if (process.user.uid != 0)
+        for (int cap = 0; cap <= plan.last_cap; ++cap)
+            if ((s.ambient >> cap & 1) && !(raisable >> cap & 1))
+                plan.ambient_dropped.push_back(plan.names[static_cast<std::size_t>(cap)]);
+    plan.sets.ambient &= raisable;
 
     plan.uid = process.user.uid;
     plan.gid = process.user.gid;

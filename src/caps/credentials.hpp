@@ -33,14 +33,20 @@ struct CredentialsPlan {
     gid_t gid = 0;
     std::vector<gid_t> additional_gids;
     mode_t umask = 022;
+    // Ambient capabilities of a non-root user that the kernel could not raise (not both permitted and
+    // inheritable), left out of `sets.ambient`: the caller warns, as runc does (fewer privileges, not weaker
+    // confinement).
+    std::vector<std::string> ambient_dropped;
 };
 
 // Resolves process.capabilities and process.user. Absent capabilities (the whole object or one set) mean
 // an empty set, as runc does (it starts from an empty configs.Capabilities when the spec has none): the
 // container gets no capability it was not given. Unknown names, and capabilities newer than the running
 // kernel, are errors (husk fails closed, where runtime-spec 1.1 would only warn). Combinations capset(2)
-// or PR_CAP_AMBIENT_RAISE would refuse are reported here, naming the entry:
-// effective ⊆ permitted, inheritable ⊆ bounding, ambient ⊆ permitted ∩ inheritable (capabilities(7)).
+// would refuse are reported here, naming the entry: effective ⊆ permitted, inheritable ⊆ bounding
+// (capabilities(7)). An ambient capability PR_CAP_AMBIENT_RAISE cannot raise (not in permitted ∩ inheritable) is
+// left out, as runc leaves it out with a warning: it is named in ambient_dropped for a non-root user, and dropped
+// without a word for root, whose ambient set does not matter.
 // user.umask absent means 0022, as runc sets.
 Result<CredentialsPlan> prepare_credentials(const spec::Process& process);
 

@@ -150,18 +150,26 @@ TEST_CASE("prepare_credentials refuses sets capset would refuse, naming the entr
     CHECK(plan.error().message() == "process.capabilities.effective[1]: \"CAP_KILL\" is not in the permitted set");
 
     process.capabilities.effective = {{"CAP_CHOWN"}};
-    process.capabilities.ambient = {{"CAP_CHOWN"}};
-    process.user.uid = 1000;
-    plan = husk::caps::prepare_credentials(process);
-    REQUIRE_FALSE(plan);
-    CHECK(plan.error().message() == "process.capabilities.ambient[0]: \"CAP_CHOWN\" is not in the inheritable set");
-    process.user.uid = 0;
-
-    process.capabilities.ambient.reset();
     process.capabilities.inheritable = {{"CAP_SETUID"}};
     plan = husk::caps::prepare_credentials(process);
     REQUIRE_FALSE(plan);
     CHECK(plan.error().message() == "process.capabilities.inheritable[0]: \"CAP_SETUID\" is not in the bounding set");
+}
+
+TEST_CASE("a user's ambient capabilities the kernel could not raise are left out and named, as runc warns", "[caps]") {
+    spec::Process process;  // runc's default spec (husk spec) with a user: ambient listed, no inheritable set
+    process.capabilities.bounding = {{"CAP_AUDIT_WRITE", "CAP_KILL"}};
+    process.capabilities.permitted = {{"CAP_AUDIT_WRITE", "CAP_KILL"}};
+    process.capabilities.effective = {{"CAP_AUDIT_WRITE", "CAP_KILL"}};
+    process.capabilities.inheritable = {{"CAP_KILL"}};
+    process.capabilities.ambient = {{"CAP_AUDIT_WRITE", "CAP_KILL"}};
+    process.user.uid = 65534;
+    auto plan = husk::caps::prepare_credentials(process);
+    REQUIRE(plan);
+    CHECK(plan->sets.ambient == (std::uint64_t{1} << CAP_KILL));
+    CHECK(plan->ambient_dropped == std::vector<std::string>{"CAP_AUDIT_WRITE"});
+    process.user.uid = 0;  // root: nothing to say, the ambient set does not matter to it
+    CHECK(husk::caps::prepare_credentials(process).value().ambient_dropped.empty());
 }
 
 TEST_CASE("prepare_credentials refuses a umask that is not a file mode", "[caps]") {

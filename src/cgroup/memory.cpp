@@ -11,8 +11,9 @@ void list_memory(const spec::MemoryResources& memory, Requests& out) {
     out.add_if(memory.limit, "memory.limit", "memory");
     out.add_if(memory.reservation, "memory.reservation", "memory");
     out.add_if(memory.swap, "memory.swap", "memory");
-    out.add_if(memory.kernel, "memory.kernel", "memory");
-    out.add_if(memory.kernel_tcp, "memory.kernelTCP", "memory");
+    // 0 is unset, as runc reads it: Docker sends "kernel": 0 (and "kernelTCP": 0) with every update.
+    if (memory.kernel.value_or(0) != 0) out.add("memory.kernel", "memory");
+    if (memory.kernel_tcp.value_or(0) != 0) out.add("memory.kernelTCP", "memory");
     out.add_if(memory.swappiness, "memory.swappiness", "memory");
     // false asks for the default; true cannot be done on v2 (there is no switch for the OOM killer).
     if (memory.disable_oom_killer.value_or(false)) out.add("memory.disableOOMKiller", "memory");
@@ -48,8 +49,10 @@ Result<std::string> swap_value(std::int64_t swap, std::int64_t limit, const std:
 
 Result<void> plan_memory(const spec::MemoryResources& memory, Writes& out) {
     const char* v2_missing = "not available on cgroup v2";
-    if (memory.kernel) return refuse("memory.kernel", std::string(v2_missing) + " (kernel memory counts in memory.max)");
-    if (memory.kernel_tcp) return refuse("memory.kernelTCP", std::string(v2_missing) + " (tcp memory counts in memory.max)");
+    if (memory.kernel.value_or(0) != 0)
+        return refuse("memory.kernel", std::string(v2_missing) + " (kernel memory counts in memory.max)");
+    if (memory.kernel_tcp.value_or(0) != 0)
+        return refuse("memory.kernelTCP", std::string(v2_missing) + " (tcp memory counts in memory.max)");
     // runc accepts any swappiness on v2 and ignores it; husk refuses what it cannot do.
     if (memory.swappiness) return refuse("memory.swappiness", std::string(v2_missing) + " (there is no per-cgroup swappiness)");
     if (memory.disable_oom_killer.value_or(false))

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "cgroup/limits_test_support.hpp"
+#include "cgroup/resources_check.hpp"
 
 using namespace husk::cgroup;
 using namespace husk::cgroup::testing;
@@ -77,6 +78,15 @@ TEST_CASE("memory reservation writes memory.low and zero values mean unset", "[c
     CHECK(plan(r) == std::vector<std::string>{"memory.low=1048576"});
     r.memory->reservation = -1;
     CHECK(plan(r) == std::vector<std::string>{"memory.low=max"});
+}
+
+TEST_CASE("kernel memory limits of 0 are unset, as Docker sends them with every update", "[cgroup]") {
+    spec::Resources r;
+    r.memory.emplace();
+    r.memory->kernel = 0;
+    r.memory->kernel_tcp = 0;
+    CHECK(plan(r).empty());
+    CHECK(husk::cgroup::list_resource_requests(r).value().empty());
 }
 
 TEST_CASE("memory fields cgroup v2 cannot honour are refused by name", "[cgroup]") {

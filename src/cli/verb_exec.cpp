@@ -94,6 +94,7 @@ int verb_exec(const Globals& globals, const Args& args) {
     exec.cgroup = vm["cgroup"].as<std::string>();
     exec.process_label = vm["process-label"].as<std::string>();
     exec.apparmor = vm["apparmor"].as<std::string>();
+    exec.warn = [&](const std::string& message) { warn(globals, context + ": " + message); };
     auto result = exec_container(globals.runtime, *id, exec);
     if (!result) return failed(result.error());
     return result->exit_code;

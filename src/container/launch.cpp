@@ -61,6 +61,13 @@ Result<void> write_pid_file(const std::string& path, pid_t pid) {
     return {};
 }
 
+void warn_ambient_dropped(const caps::CredentialsPlan& credentials, const std::function<void(const std::string&)>& warn) {
+    if (!warn) return;
+    for (const std::string& cap : credentials.ambient_dropped)
+        warn("process.capabilities.ambient: " + cap + " not raised: it is not in both the permitted and the inheritable "
+             "set (the process runs without it, as with runc)");
+}
+
 Launch::~Launch() {
     if (committed_) return;
     exec_fifo.reset();
@@ -115,6 +122,7 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Con
         spec, process::PlanOptions{launch.bundle.rootfs, launch.bundle.dir, options.no_pivot, options.preserve_fds,
                                    husk.seccomp_skip_unknown.value_or(false), husk.init.value_or(false),
                                    husk.root_tmpfs.value_or(false), cgroup2_mount}));
+    warn_ambient_dropped(launch.plan.credentials, options.warn);
     launch.buffers = std::make_unique<process::ChildBuffers>();
     trace::mark("plans prepared");
     if (!options.console_socket.empty()) launch.console_socket = TRY(connect_console_socket(options.console_socket));

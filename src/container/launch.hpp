@@ -66,6 +66,9 @@ process::SpawnOptions spawn_options(Launch& launch, process::Parent parent);
 // What the monitor of this launch enforces and where it records the verdict.
 monitor::MonitorPlan monitor_plan(const Launch& launch);
 
+// One warning per ambient capability of the process's user the kernel could not raise (caps/credentials.hpp).
+void warn_ambient_dropped(const caps::CredentialsPlan& credentials, const std::function<void(const std::string&)>& warn);
+
 // The --console-socket, connected (SOCK_STREAM, as runc's clients listen).
 Result<UniqueFd> connect_console_socket(const std::string& path);
 

@@ -249,14 +249,22 @@ Result<std::string> container_state_json(const Runtime& runtime, const Container
 
 Result<void> kill_container(const Runtime& runtime, const ContainerId& id, int signal, bool all) {
     auto c = TRY(open_container(runtime, id, state::Lock::exclusive));
-    if (c.observed.status == Status::stopped || c.observed.status == Status::creating || !c.record)
-        return fail_msg("container not running");
+    if (c.observed.status == Status::creating || !c.record) return fail_msg("container not running");
     // Without a cgroup there is no complete list of the container's processes; signalling init alone would
     // quietly do less than asked.
     std::optional<cgroup::CgroupLocation> cgroup = container::cgroup_of(*c.record);
     if (all && !cgroup)
         return fail_msg("kill --all needs the container's cgroup, and this container has none "
                         "(created with --cgroup-manager disabled)");
+    if (c.observed.status == Status::stopped) {
+        if (!all) return fail_msg("container not running");
+        // runc's kill --all: what init left in the cgroup (it shared a pid namespace, so its processes outlive
+        // it) is signalled, and a cgroup that is already gone is nothing to do. containerd and dockerd send
+        // it after every exit of such a container. The verdict is recorded already: no kill request to note.
+        auto killed = cgroup::kill_all(*cgroup, signal);
+        if (!killed && killed.error().err == ENOENT) return {};
+        return killed;
+    }
     record_kill_request(c, signal);
     if (all) return cgroup::kill_all(*cgroup, signal);
     return signal_init(*c.record, signal);

@@ -215,3 +215,24 @@ TEST_CASE("SCMP_ACT_NOTIFY hands an exec'd process's listener to listenerPath", 
     CHECK(state["state"]["status"].str() == "running");
     stop_and_delete(sb, id);
 }
+
+TEST_CASE("exec --user into runc's default spec: ambient capabilities the kernel cannot raise are left out with a "
+          "warning, as runc does", "[integration][exec]") {
+    // `husk spec` (runc's default) lists ambient capabilities without an inheritable set. For a user other than
+    // root the kernel cannot raise them (capabilities(7)): the process runs with fewer, never more.
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    b.config["process"]["capabilities"]["ambient"] =
+        Json::strings({"CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE"});
+    std::string id = start_sleeper(sb, b, "ambient");
+    Output out = sb.husk({"exec", "--user", "65534:65534", id, "/probe", "report"});
+    INFO(out.describe());
+    require_ok(out);
+    Json r = last_json_line(out.out);
+    CHECK(r["uid"].num() == 65534);
+    CHECK(r["caps"]["eff"].str() == "0000000000000000");
+    for (const char* cap : {"CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE"})
+        CHECK_THAT(out.err, Contains(std::string("warning: exec ") + id + ": process.capabilities.ambient: " + cap +
+                                     " not raised"));
+    stop_and_delete(sb, id);
+}

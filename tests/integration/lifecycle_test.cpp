@@ -201,6 +201,36 @@ TEST_CASE("kill of a stopped container fails with container not running", "[inte
     CHECK(sb.state(id)["status"].str() == "stopped");
 }
 
+TEST_CASE("kill --all of a container whose init has exited signals what it left and succeeds, as runc's does",
+          "[integration][lifecycle]") {
+    // containerd and dockerd send kill --all ID 9 after every exit of a container that shares a pid namespace.
+    Sandbox sb;
+    Bundle b = sb.bundle();
+    share_host_pid_namespace(b);
+    const std::string left = "/left.pid";
+    b.config["process"]["args"] = Json::strings({"/bin/sh", "-c", "/probe sleep 60 & echo $! > " + left + "; exit 0"});
+    std::string id = sb.id("orphans");
+    require_ok(sb.create(b, id));
+    require_ok(sb.husk({"start", id}));
+    REQUIRE(sb.wait_for_status(id, "stopped")["status"].str() == "stopped");
+    std::string pid_text;
+    for (int i = 0; i < 500 && (pid_text = read_file(b.rootfs() + left)).empty(); ++i) std::this_thread::sleep_for(Ms(10));
+    REQUIRE_FALSE(pid_text.empty());
+    const pid_t sleeper = static_cast<pid_t>(std::stol(pid_text));  // a host pid: no pid namespace
+    sb.track_pid(sleeper);
+    CHECK(process_alive(sleeper));
+    Output plain = sb.husk({"kill", id, "9"});
+    CHECK(plain.exit_code == 1);
+    CHECK_THAT(plain.err, Contains("container not running"));
+    require_ok(sb.husk({"kill", "--all", id, "9"}));
+    for (int i = 0; i < 500 && process_alive(sleeper); ++i) std::this_thread::sleep_for(Ms(10));
+    CHECK_FALSE(process_alive(sleeper));
+    require_ok(sb.husk({"kill", "--all", id, "9"}));  // nothing left: still no error
+    CHECK(sb.state(id)["husk"]["exit"]["reason"].str() == "exited");
+    require_ok(sb.husk({"delete", id}));
+    check_nothing_left(sb);
+}
+
 TEST_CASE("kill accepts signal names with and without SIG, numbers, and defaults to SIGTERM",
           "[integration][lifecycle]") {
     std::string signal = GENERATE(as<std::string>{}, "SIGTERM", "TERM", "15", "");
