@@ -113,6 +113,12 @@ TEST_CASE("update takes --resources FILE, --resources=FILE (podman) and --resour
     require_ok(sb.husk({"update", "--resources", "-", id}, from_stdin));
     CHECK(read_file(dir + "/cgroup.max.descendants") == "max\n");
 
+    // Docker's update sends "kernel": 0 and "kernelTCP": 0 each time: unset, as runc reads them, so they ask for no
+    // controller (this host has none in cgroup v2) and change nothing.
+    from_stdin.stdin_data = R"({"memory":{"kernel":0,"kernelTCP":0},"unified":{"cgroup.max.descendants":"7"}})";
+    require_ok(sb.husk({"update", "--resources", "-", id}, from_stdin));
+    CHECK(read_file(dir + "/cgroup.max.descendants") == "7\n");
+
     // A paused container can be updated too (runc refuses only stopped ones).
     require_ok(sb.husk({"pause", id}));
     require_ok(sb.husk({"update", "-r", file, id}));
