@@ -1,9 +1,13 @@
 #include "seccomp/default_profile.hpp"
 
 #include <cerrno>
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
+#include <vector>
 #include <initializer_list>
 #include <sched.h>
+#include <sys/socket.h>
 
 #include "base/json_writer.hpp"
 
@@ -25,6 +29,32 @@ Syscall deny_flag(const char* name, std::uint32_t index, std::uint64_t flag) {
     Syscall s = deny({name});
     s.args.push_back({index, flag, flag, "SCMP_CMP_MASKED_EQ"});
     return s;
+}
+
+// `name` denied with `err` when argument `index` compares to `value` by `op` ("SCMP_CMP_EQ", "SCMP_CMP_GT").
+Syscall deny_arg(const char* name, std::uint32_t index, const char* op, std::uint64_t value, std::uint32_t err) {
+    Syscall s = deny({name}, err);
+    s.args.push_back({index, value, 0, op});
+    return s;
+}
+
+// The socket families a sandbox keeps (docs/security.md, "Socket families"): those a network namespace holds
+// (so a sandbox with --net none reaches only its own loopback through them) and that ordinary programs use.
+// Every other family, AF_VSOCK first (the machine's vsock space is not namespaced: a sandbox would reach the
+// hypervisor's services and bind ports the host's processes need), gets EAFNOSUPPORT, what a kernel without
+// the family answers, so programs fall back. In ascending order; the last is the highest allowed.
+constexpr int kept_families[] = {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK, AF_PACKET};
+
+// socket(2) and socketpair(2) refused for every family but kept_families (one rule per family below the highest
+// kept one, one for all above it: libseccomp takes one comparison per argument in a rule).
+void deny_other_families(std::vector<Syscall>& out) {
+    constexpr int highest = kept_families[std::size(kept_families) - 1];
+    for (const char* call : {"socket", "socketpair"}) {
+        for (int family = 0; family < highest; ++family)
+            if (std::find(std::begin(kept_families), std::end(kept_families), family) == std::end(kept_families))
+                out.push_back(deny_arg(call, 0, "SCMP_CMP_EQ", static_cast<std::uint64_t>(family), EAFNOSUPPORT));
+        out.push_back(deny_arg(call, 0, "SCMP_CMP_GT", highest, EAFNOSUPPORT));
+    }
 }
 
 // personality(2) flags that change how memory is mapped for the caller and what it execs: make every
@@ -82,6 +112,11 @@ spec::Seccomp default_profile() {
     s.push_back(deny({"name_to_handle_at", "open_by_handle_at"}));
     for (std::uint64_t flag : {read_implies_exec, mmap_page_zero, addr_compat_layout, addr_limit_32bit, addr_limit_3gb})
         s.push_back(deny_flag("personality", 0, flag));
+    // x86's socketcall(2) carries socket's arguments in memory a filter cannot read. libseccomp turns each family
+    // rule into one for socketcall(SYS_SOCKET) (and SYS_SOCKETPAIR) without the family, so the 32-bit ABI cannot
+    // step around them: there a program creates no socket through socketcall at all (EAFNOSUPPORT), only through
+    // the direct socket(2) and socketpair(2) x86-32 has had since Linux 4.3, which the rules filter by family.
+    deny_other_families(s);
     return p;
 }
 

@@ -318,3 +318,34 @@ TEST_CASE("sandbox escape: an orphaned daemon dies with the sandbox, pid 1 shrug
     CHECK_FALSE(found);
     check_gone(sb);
 }
+
+TEST_CASE("sandbox escape: the default sandbox has no vsock, nor any socket family its network namespace does not hold",
+          "[integration][sandbox][sandbox-escape]") {
+    // vsock is not network-namespaced: a "loopback-only" sandbox would bind ports in the machine-wide vsock space
+    // and reach the hypervisor's services. Sockets are only made and closed here; nothing is sent on any.
+    if (!python3_or_warn()) return;
+    Sandbox sb;
+    const std::string script =
+        "import socket\n"
+        "def made(family, kind):\n"
+        "    try:\n"
+        "        socket.socket(family, kind).close()\n"
+        "        return 0\n"
+        "    except OSError as e:\n"
+        "        return e.errno\n"
+        "for name, family, kind in [('vsock', socket.AF_VSOCK, socket.SOCK_STREAM),\n"
+        "                           ('alg', socket.AF_ALG, socket.SOCK_SEQPACKET),\n"
+        "                           ('bluetooth', socket.AF_BLUETOOTH, socket.SOCK_STREAM),\n"
+        "                           ('unix', socket.AF_UNIX, socket.SOCK_STREAM),\n"
+        "                           ('inet', socket.AF_INET, socket.SOCK_DGRAM),\n"
+        "                           ('inet6', socket.AF_INET6, socket.SOCK_DGRAM),\n"
+        "                           ('netlink', socket.AF_NETLINK, socket.SOCK_RAW)]:\n"
+        "    print(name, made(family, kind))\n";
+    Output run = sandbox(sb, sb.id("families"), {}, {"python3", "-c", script});
+    INFO(run.describe());
+    REQUIRE(run.exit_code == 0);
+    const std::string refused = std::to_string(EAFNOSUPPORT);
+    CHECK(lines(run.out) == std::vector<std::string>{"vsock " + refused, "alg " + refused, "bluetooth " + refused,
+                                                    "unix 0", "inet 0", "inet6 0", "netlink 0"});
+    check_gone(sb);
+}
