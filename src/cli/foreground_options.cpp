@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "base/caller_file.hpp"
 #include "cli/raw_flags.hpp"
 
 namespace husk::cli {
@@ -31,6 +32,14 @@ Result<void> read_foreground_options(const po::variables_map& vm, RunOptions& ru
         return fail_msg("--verdict and --verdict-fd exclude each other");
     }
     if (vm.count("verdict-fd") && run.verdict.fd < 0) return fail_msg("--verdict-fd: needs an fd >= 0");
+    // A path another user could steer is refused before anything runs, and no verdict goes there
+    // (base/caller_file.hpp).
+    if (!run.verdict.path.empty()) {
+        if (auto target = open_caller_file(run.verdict.path, "--verdict"); !target) {
+            run.verdict.path.clear();
+            return std::unexpected(target.error());
+        }
+    }
     return {};
 }
 

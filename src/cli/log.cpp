@@ -9,6 +9,7 @@
 #include <sstream>
 #include <ctime>
 
+#include "base/caller_file.hpp"
 #include "base/fs.hpp"
 #include "base/json_writer.hpp"
 #include "cli/cli.hpp"
@@ -27,10 +28,27 @@ std::string now_rfc3339() {
     return buffer;
 }
 
-void write_log(const Globals& globals, const char* level, const std::string& message) {
+// Errors are one line: control characters (a newline in a container id, say) are escaped.
+std::string one_line(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+        auto byte = static_cast<unsigned char>(c);
+        if (byte < 0x20 || byte == 0x7f) {
+            char escaped[5];
+            std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+            out += escaped;
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+// One line per message, appended to --log through the caller-file rule (base/caller_file.hpp): no symlink followed,
+// no FIFO waited on, regular files only; control characters escaped, so a message cannot forge a line.
+void write_log(const Globals& globals, const char* level, const std::string& text) {
     if (globals.log_file.empty()) return;
-    auto fd = open_fd(globals.log_file, O_WRONLY | O_CREAT | O_APPEND, 0644);
-    if (!fd) return;
+    const std::string message = one_line(text);
     std::string line;
     if (globals.log_format == LogFormat::json) {
         JsonWriter w;
@@ -44,7 +62,7 @@ void write_log(const Globals& globals, const char* level, const std::string& mes
         }
         line = "time=\"" + now_rfc3339() + "\" level=" + level + " msg=\"" + escaped + "\"\n";
     }
-    (void)write_all(fd->get(), line);
+    (void)append_caller_file(globals.log_file, "--log", line);
 }
 
 }  // namespace
@@ -75,22 +93,6 @@ Result<void> set_message_fd(int fd) {
     return {};
 }
 
-// Errors are one line: control characters (a newline in a container id, say) are escaped.
-std::string one_line(const std::string& text) {
-    std::string out;
-    for (char c : text) {
-        auto byte = static_cast<unsigned char>(c);
-        if (byte < 0x20 || byte == 0x7f) {
-            char escaped[5];
-            std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
-            out += escaped;
-        } else {
-            out += c;
-        }
-    }
-    return out;
-}
-
 int report(const Globals& globals, const std::string& context, const Error& error) {
     std::string message = one_line(context.empty() ? error.message() : context + ": " + error.message());
     say("husk: %s\n", message.c_str());
@@ -105,13 +107,15 @@ std::optional<ContainerId> checked_id(const Globals& globals, const char* verb, 
     return std::nullopt;
 }
 
-void warn(const Globals& globals, const std::string& message) {
+void warn(const Globals& globals, const std::string& text) {
+    const std::string message = one_line(text);
     say("husk: warning: %s\n", message.c_str());
     write_log(globals, "warning", message);
 }
 
-void debug(const Globals& globals, const std::string& message) {
+void debug(const Globals& globals, const std::string& text) {
     if (!globals.debug) return;
+    const std::string message = one_line(text);
     if (globals.log_file.empty()) say("husk: debug: %s\n", message.c_str());
     write_log(globals, "debug", message);
 }

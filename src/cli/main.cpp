@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/caller_file.hpp"
 #include "base/readonly_self.hpp"
 #include "base/trace.hpp"
 #include "cli/cli.hpp"
@@ -146,6 +147,14 @@ int main(int argc, char** argv) {
         }
     }
     auto globals = read_globals(vm);
+    // --log is written for each message, by a husk that is often root: a path another user could steer is refused
+    // before anything runs, and nothing is written there (base/caller_file.hpp).
+    if (globals && !globals->log_file.empty()) {
+        if (auto target = husk::open_caller_file(globals->log_file, "--log"); !target) {
+            std::fprintf(stderr, "husk: %s\n", target.error().message().c_str());
+            return 2;
+        }
+    }
     if (!globals) {
         Globals fallback;
         if (vm.count("log")) fallback.log_file = vm["log"].as<std::string>();

@@ -109,6 +109,7 @@ Result<int> wait_in_foreground(process::ExecSpawned& child) {
 Result<ExecOutcome> exec_container(const Runtime& runtime, const ContainerId& id, const ExecOptions& options) {
     if (options.preserve_fds < 0) return fail_msg("--preserve-fds: must be 0 or more");
     TRY(check_preserved_fds(options.preserve_fds));  // first: before husk opens an fd of its own
+    TRY(container::check_pid_file(options.pid_file));
     Target target = TRY(open_target(runtime, id, options));
     spec::Process process = TRY(container::exec_process(*target.config.spec.process, options));
     const auto route = TRY(container::terminal_route(process.terminal, options.detach, options.console_socket));

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "base/caller_file.hpp"
 #include "base/fs.hpp"
 #include "base/procfs.hpp"
 #include "hooks/hooks.hpp"
@@ -47,17 +48,12 @@ Result<UniqueFd> connect_console_socket(const std::string& path) {
 
 Result<void> write_pid_file(const std::string& path, pid_t pid) {
     if (path.empty()) return {};
-    std::string absolute = path;
-    if (absolute[0] != '/') {
-        char cwd[PATH_MAX];
-        if (::getcwd(cwd, sizeof cwd) == nullptr) return fail_sys(errno, "getcwd");
-        absolute = std::string(cwd) + "/" + path;
-    }
-    auto slash = absolute.rfind('/');
-    std::string dir = slash == 0 ? "/" : absolute.substr(0, slash);
-    UniqueFd dirfd = TRY(open_fd(dir, O_RDONLY | O_DIRECTORY));
-    auto written = write_file_atomic(dirfd.get(), absolute.substr(slash + 1), std::to_string(pid), 0644);
-    if (!written) return fail(written.error().context("pid file"));
+    CallerFile target = TRY(open_caller_file(path, "--pid-file"));
+    return write_file_atomic(target.dir.get(), target.name, std::to_string(pid), 0644);
+}
+
+Result<void> check_pid_file(const std::string& path) {
+    if (!path.empty()) TRY(open_caller_file(path, "--pid-file"));
     return {};
 }
 
@@ -84,6 +80,7 @@ Launch::~Launch() {
 Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const ContainerId& id, const CreateOptions& options,
                                                PtyRelay relay, monitor::Framing framing) {
     TRY(check_preserved_fds(options.preserve_fds));  // first: before husk opens an fd of its own
+    TRY(check_pid_file(options.pid_file));
     auto owned = std::make_unique<Launch>(TRY(load_bundle(id, options)));
     Launch& launch = *owned;
     trace::mark("config loaded");

@@ -72,8 +72,10 @@ void warn_ambient_dropped(const caps::CredentialsPlan& credentials, const std::f
 // The --console-socket, connected (SOCK_STREAM, as runc's clients listen).
 Result<UniqueFd> connect_console_socket(const std::string& path);
 
-// runc writes the pid file atomically next to its final name (nothing when path is empty).
+// runc writes the pid file atomically next to its final name (nothing when path is empty), here through the
+// caller-file rule (base/caller_file.hpp); check_pid_file applies the rule before anything exists.
 Result<void> write_pid_file(const std::string& path, pid_t pid);
+Result<void> check_pid_file(const std::string& path);
 
 // Fills pid, start time, boot id and the verified security posture, writes the record and the --pid-file.
 Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std::string& pid_file,

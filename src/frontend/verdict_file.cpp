@@ -5,6 +5,7 @@
 
 #include <cerrno>
 
+#include "base/caller_file.hpp"
 #include "base/fs.hpp"
 #include "base/json_writer.hpp"
 #include "monitor/verdict.hpp"
@@ -64,14 +65,10 @@ std::string encode_verdict(const RunVerdict& verdict) {
 }
 
 Result<void> deliver_verdict_file(const std::string& path, std::string_view json) {
-    auto slash = path.rfind('/');
-    std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-    std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-    if (name.empty()) return fail_msg("--verdict " + path + ": names a directory, not a file");
-    UniqueFd dirfd = TRY(open_fd(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    CallerFile target = TRY(open_caller_file(path, "--verdict"));
     std::string text(json);
     text += '\n';
-    return write_file_atomic(dirfd.get(), name, text, 0644);
+    return write_file_atomic(target.dir.get(), target.name, text, 0644);
 }
 
 Result<void> deliver_verdict_fd(int fd, std::string_view json) {
