@@ -77,8 +77,8 @@ Result<std::string> read_fd(int fd, std::size_t max_bytes) {
     return out;
 }
 
-Result<std::string> read_file_at(int dirfd, const std::string& name, std::size_t max_bytes) {
-    UniqueFd fd = TRY(open_fd_at(dirfd, name, O_RDONLY | O_NONBLOCK));
+Result<std::string> read_file_at(int dirfd, const std::string& name, std::size_t max_bytes, int extra_flags) {
+    UniqueFd fd = TRY(open_fd_at(dirfd, name, O_RDONLY | O_NONBLOCK | extra_flags));
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0) return fail_sys(errno, "fstat", name);
     if (!S_ISREG(st.st_mode))

@@ -29,7 +29,9 @@ Result<Pipe> open_pipe() noexcept;
 // file. procfs and cgroupfs files are regular files.
 inline constexpr std::size_t default_read_limit = std::size_t{64} << 20;
 Result<std::string> read_file(const std::string& path, std::size_t max_bytes = default_read_limit);
-Result<std::string> read_file_at(int dirfd, const std::string& name, std::size_t max_bytes = default_read_limit);
+// `extra_flags` are added to open's (O_NOFOLLOW: a symlink at name is an error, ELOOP).
+Result<std::string> read_file_at(int dirfd, const std::string& name, std::size_t max_bytes = default_read_limit,
+                                 int extra_flags = 0);
 // Reads fd to its end, whatever it is (standard input may be a pipe); more than max_bytes is an error.
 Result<std::string> read_fd(int fd, std::size_t max_bytes = default_read_limit);
 

@@ -21,6 +21,25 @@ std::vector<LimitWrite> shared_parent_writes(const SharedParent& parent) {
     return writes;
 }
 
+namespace {
+
+// One request per ceiling, so a hybrid host's error names the ceiling and the controller missing.
+Result<void> check_controllers(const std::vector<LimitWrite>& writes, const std::string& mount) {
+    std::vector<ResourceRequest> requests;
+    for (const LimitWrite& write : writes) requests.push_back({write.field, write.controller});
+    return check_resource_requests(requests, TRY(read_controller_facts(mount)));
+}
+
+}  // namespace
+
+Result<void> check_shared_parent(const SharedParent& parent) {
+    std::vector<LimitWrite> writes = shared_parent_writes(parent);
+    if (writes.empty()) return {};
+    auto mount = find_v2_mount();
+    if (!mount) return fail(mount.error().context(parent.owner + " --memory, --pids, --cpus"));
+    return check_controllers(writes, *mount);
+}
+
 Result<void> place_under_shared_parent(CgroupPlan& plan, SharedParent parent, std::string_view cgroups_path,
                                        std::string_view container_id) {
     std::vector<LimitWrite> writes = shared_parent_writes(parent);
@@ -33,10 +52,7 @@ Result<void> place_under_shared_parent(CgroupPlan& plan, SharedParent parent, st
                         std::string(shared_parents_subtree) + "/" + parent.name + "; linux.cgroupsPath " +
                         quoted(cgroups_path) + " is absolute and would put this one elsewhere (give a relative "
                         "path, or none)");
-    // One request per ceiling, so a hybrid host's error names the ceiling and the controller missing.
-    std::vector<ResourceRequest> requests;
-    for (const LimitWrite& write : writes) requests.push_back({write.field, write.controller});
-    TRY(check_resource_requests(requests, TRY(read_controller_facts(plan.location.mount))));
+    TRY(check_controllers(writes, plan.location.mount));
 
     // prepare_cgroup resolved an empty or relative path below /husk: move it below the shared parent.
     std::string below = plan.location.path.substr(husk_subtree.size());

@@ -39,6 +39,10 @@ std::vector<LimitWrite> shared_parent_writes(const SharedParent& parent);
 Result<void> place_under_shared_parent(CgroupPlan& plan, SharedParent parent, std::string_view cgroups_path,
                                        std::string_view container_id);
 
+// Whether this host's cgroup v2 hierarchy offers each limit's controller: an error naming the limit, the controller
+// and the layout otherwise (as at create), or that there is no cgroup v2 hierarchy at all.
+Result<void> check_shared_parent(const SharedParent& parent);
+
 // Writes the limits into the shared parent, open at dir_fd, and reads each back.
 Result<void> apply_shared_parent(int dir_fd, const std::string& where, const SharedParent& parent);
 

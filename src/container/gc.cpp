@@ -14,7 +14,7 @@ bool orphaned(const state::StateDir& dir) {
     auto record = dir.read_record();
     if (!record || record->caller_pid == 0) return false;  // a create in progress, or an owner never recorded
     if (container::observe(dir, *record).status != container::Status::stopped) return false;
-    if (frontend::monitor_alive(*record)) return false;  // about to record the verdict, or to delete
+      // about to record the verdict, or to delete
     // A foreground husk run without --keep was to delete it itself: lost (SIGKILLed) before it did, it leaves
     // the container to nobody, whether its caller lives or not.
     if (record->monitor_deletes) return true;

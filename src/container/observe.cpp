@@ -47,6 +47,16 @@ Observed observe(const state::StateDir& dir, const std::optional<state::Record>&
     return Observed{Status::running, record->pid};
 }
 
+bool orphaned(const state::StateDir& dir, const state::Record& record) {
+    if (record.caller_pid == 0) return false;  // a create in progress, or an owner never recorded
+    if (observe(dir, record).status != Status::stopped) return false;
+    if (frontend::monitor_alive(record)) return false;  // about to record the verdict, or to delete
+    // A foreground husk run without --keep was to delete it itself: lost (SIGKILLed) before it did, it leaves
+    // the container to nobody, whether its caller lives or not.
+    if (record.monitor_deletes) return true;
+    return !state::open_live_pidfd(record.caller_pid, record.caller_start_time, record.boot_id);
+}
+
 std::string oci_state_json(const state::Record& record, std::string_view status, pid_t pid) {
     JsonWriter w(JsonWriter::Style::pretty);
     w.begin_object();

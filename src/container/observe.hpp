@@ -28,6 +28,12 @@ bool creator_alive(const state::Record& record);
 
 Observed observe(const state::StateDir& dir, const std::optional<state::Record>& record);
 
+// Whether nobody will ever finish this container but `husk gc`: it is stopped, its monitor is gone (nobody is about
+// to record a verdict or delete it), and its owner is gone (the process that ran `husk create`/`husk run`, by pid
+// + start time), or it was a foreground `husk run` (no --keep), lost before it deleted it. Never one that is
+// creating, created, running or paused, nor one whose owner was not recorded.
+bool orphaned(const state::StateDir& dir, const state::Record& record);
+
 // OCI state (runtime.md "State") plus runc's extras and husk's own object.
 std::string oci_state_json(const state::Record& record, std::string_view status, pid_t pid);
 

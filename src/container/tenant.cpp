@@ -8,6 +8,7 @@
 #include "base/json_writer.hpp"
 #include "base/quote.hpp"
 #include "container/config.hpp"
+#include "container/observe.hpp"
 #include "husk/container.hpp"
 #include "monitor/tenant_charge.hpp"
 #include "state/process_identity.hpp"
@@ -20,41 +21,67 @@ namespace {
 using std::chrono::microseconds;
 using std::chrono::milliseconds;
 
-// Whether the container of a live run still exists: its state dir, with the same creation time (ids are reused),
-// made in this boot. A record of an earlier boot (a --root on persistent storage) names processes and a cgroup
-// the reboot ended: that run is over, and its state dir stays only until husk delete or gc removes it.
-bool container_exists(const std::string& root, const std::string& run, const std::string& boot_id) {
+// Where a live run's container stands: still being run (its monitor, or a live owner, will end it), gone (its
+// state dir is, or names another run of the same id, or is from an earlier boot), or orphaned: stopped, with its
+// monitor and owner gone (container/observe.hpp), so nobody but `husk gc` would ever charge it.
+enum class RunStanding { running, gone, orphaned };
+
+struct Found {
+    RunStanding standing = RunStanding::running;
+    std::optional<state::Record> record;  // orphaned: its record
+};
+
+// A record of an earlier boot (a --root on persistent storage) names processes and a cgroup the reboot ended: that
+// run is over, and its state dir stays only until husk delete or gc removes it.
+Found find_run(const std::string& root, const std::string& run, const std::string& boot_id) {
     auto at = run.find('@');
-    if (at == std::string::npos) return false;
+    if (at == std::string::npos) return {RunStanding::gone, {}};
     auto id = ContainerId::parse(run.substr(0, at));
-    if (!id) return false;
+    if (!id) return {RunStanding::gone, {}};
     auto dir = state::StateDir::open(root, *id);
-    if (!dir) return dir.error().kind != ErrorKind::not_found;  // unreadable is not gone: never guess it away
+    // Unreadable is not gone: never guess it away.
+    if (!dir) return {dir.error().kind != ErrorKind::not_found ? RunStanding::running : RunStanding::gone, {}};
     auto record = dir->read_record();
-    if (!record) return true;  // a create still writing its first record
-    if (record->created != run.substr(at + 1)) return false;
-    return boot_id.empty() || record->boot_id.empty() || record->boot_id == boot_id;
+    if (!record) return {RunStanding::running, {}};  // a create still writing its first record
+    if (record->created != run.substr(at + 1)) return {RunStanding::gone, {}};
+    if (!boot_id.empty() && !record->boot_id.empty() && record->boot_id != boot_id) return {RunStanding::gone, {}};
+    if (orphaned(*dir, *record)) return {RunStanding::orphaned, std::move(*record)};
+    return {RunStanding::running, {}};
 }
 
-// Recovery: a start record without an end whose container is gone (a reboot emptied /run, or its state dir
-// was removed without husk delete) is charged now, so the charge is never lost. CPU from its cgroup if that
-// is still there; else, like wall time and output (which only the lost monitor measured), the budget the run
-// was given: the most it could use while enforced, so the tenant is charged at most that and at least what a
-// run that ended within its limits used.
+// Recovery, at every admission (and `tenant show`): a start record without an end is charged now when no one else
+// will charge it, so a service using tenants never has to run `husk gc` for its budgets to come back.
+// - Its container is gone (a reboot emptied /run, or its state dir was removed without husk delete): CPU from
+//   its cgroup if that is still there; else, like wall time and output (which only the lost monitor measured),
+//   the budget the run was given: the most it could use while enforced, so the tenant is charged at most that
+//   and at least what a run that ended within its limits used.
+// - Its container is orphaned (husk run SIGKILLed, its monitor with it): what its record and cgroup say, as delete
+//   would charge it (the cgroup's CPU, the wall time from start to its recorded end, else to now, capped by the
+//   run's budget). delete and gc later find the end record and charge nothing twice.
 Result<void> recover_gone_runs(const std::string& root, tenant::Ledger& ledger, const tenant::Ceilings& ceilings) {
     std::int64_t now = tenant::now_usec();
     tenant::Account account = tenant::replay(ledger.records(), now, ceilings);
     if (account.live.empty()) return {};
     const std::string boot_id = state::read_boot_id().value_or(std::string());
     for (const tenant::StartRecord& start : account.live) {
-        if (container_exists(root, start.run, boot_id)) continue;
+        Found found = find_run(root, start.run, boot_id);
+        if (found.standing == RunStanding::running) continue;
         tenant::EndRecord end{start.run, now, {}, tenant::Source::recovered_budget};
         std::optional<std::uint64_t> cpu;
         if (!start.cgroup.empty()) cpu = monitor::read_cgroup_cpu_usage(start.cgroup);
+        if (!cpu && found.record && found.record->exit) cpu = found.record->exit->usage.cpu_usec;
         if (cpu) end.source = tenant::Source::recovered_cgroup;
-        end.used.cpu_usec = cpu.value_or(start.budgets.cpu_usec.value_or(0));
-        end.used.wall_usec = start.budgets.wall_usec.value_or(static_cast<std::uint64_t>(std::max<std::int64_t>(now - start.at_usec, 0)));
-        end.used.output_bytes = start.budgets.output_bytes.value_or(0);
+        if (found.standing == RunStanding::orphaned) {
+            end.used = monitor::used_by(*found.record, cpu);
+            if (!cpu) end.used.cpu_usec = start.budgets.cpu_usec.value_or(0);
+            if (start.budgets.wall_usec) end.used.wall_usec = std::min(end.used.wall_usec, *start.budgets.wall_usec);
+            if (!found.record->exit) end.used.output_bytes = start.budgets.output_bytes.value_or(0);
+        } else {
+            end.used.cpu_usec = cpu.value_or(start.budgets.cpu_usec.value_or(0));
+            end.used.wall_usec =
+                start.budgets.wall_usec.value_or(static_cast<std::uint64_t>(std::max<std::int64_t>(now - start.at_usec, 0)));
+            end.used.output_bytes = start.budgets.output_bytes.value_or(0);
+        }
         TRY(ledger.append(end));
     }
     return {};
@@ -175,6 +202,11 @@ Result<void> set_tenant(const Runtime& runtime, const std::string& name, const T
     c.pids = ceilings.pids;
     if (ceilings.cpus)
         c.cpu_quota_usec = static_cast<std::uint64_t>(std::llround(*ceilings.cpus * cgroup::shared_cpu_period_usec));
+    // Ceilings the kernel enforces need their controllers in this host's cgroup v2 hierarchy: refused here, naming
+    // what is missing, rather than accepted and failing every run (fail closed, at the first chance).
+    if (c.has_cgroup_ceilings())
+        TRY(cgroup::check_shared_parent(cgroup::SharedParent{name, "tenant " + quoted(name), c.memory_bytes, c.pids,
+                                                             c.cpu_quota_usec}));
     // Under the ledger's lock when it exists, so a run deciding meanwhile sees the old ceilings or the new.
     auto ledger = tenant::Ledger::open(runtime.root, name);
     if (!ledger && ledger.error().kind != ErrorKind::not_found) return fail(ledger.error());

@@ -60,24 +60,42 @@ Result<std::string> tenants_dir(const std::string& root) {
     std::string dir = root + "/tenants";
     if (::mkdir(root.c_str(), 0711) != 0 && errno != EEXIST) return fail_sys(errno, "mkdir", root);
     if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return fail_sys(errno, "mkdir", dir);
+    TRY(open_tenants_dir(root));  // a symlink there is refused, not followed
     return dir;
+}
+
+Result<UniqueFd> open_tenants_dir(const std::string& root) {
+    const std::string dir = root + "/tenants";
+    auto fd = open_fd(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    if (!fd && (fd.error().err == ELOOP || fd.error().err == ENOTDIR))
+        return fail_msg(dir + ": not a directory of its own (a symlink?); husk never follows one to a tenant's files");
+    return fd;
 }
 
 Result<void> write_ceilings(const std::string& root, std::string_view name, const Ceilings& ceilings) {
     TRY(validate_name(name));
-    UniqueFd dir = TRY(open_fd(TRY(tenants_dir(root)), O_RDONLY | O_DIRECTORY));
+    TRY(tenants_dir(root));
+    UniqueFd dir = TRY(open_tenants_dir(root));
     return write_file_atomic(dir.get(), std::string(name) + ".json", encode_ceilings(ceilings));
 }
 
 Result<Ceilings> read_ceilings(const std::string& root, std::string_view name) {
     TRY(validate_name(name));
     std::string path = root + "/tenants/" + std::string(name) + ".json";
-    auto text = read_file(path, 64 * 1024);
+    auto dir = open_tenants_dir(root);
+    if (!dir && dir.error().err == ENOENT)
+        return fail_msg("tenant " + quoted(name) + " does not exist (husk tenant set " + std::string(name) +
+                            " ... makes it)",
+                        ErrorKind::not_found);
+    if (!dir) return fail(dir.error());
+    auto text = read_file_at(dir->get(), std::string(name) + ".json", 64 * 1024, O_NOFOLLOW);
     if (!text && text.error().err == ENOENT)
         return fail_msg("tenant " + quoted(name) + " does not exist (husk tenant set " + std::string(name) +
                             " ... makes it)",
                         ErrorKind::not_found);
-    if (!text) return fail(text.error());
+    if (!text && text.error().err == ELOOP)
+        return fail_msg(path + ": a symlink; husk never follows one to a tenant's files");
+    if (!text) return fail(text.error().context(path));
     auto ceilings = decode_ceilings(*text);
     if (!ceilings) return fail(ceilings.error().context(path));
     return ceilings;

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "husk/error.hpp"
+#include "husk/unique_fd.hpp"
 
 namespace husk::tenant {
 
@@ -33,8 +34,10 @@ Result<void> validate_name(std::string_view name);
 std::string encode_ceilings(const Ceilings& ceilings);
 Result<Ceilings> decode_ceilings(std::string_view text);
 
-// <root>/tenants, made (mode 0700) when missing.
+// <root>/tenants, made (mode 0700) when missing; a symlink there is refused.
 Result<std::string> tenants_dir(const std::string& root);
+// <root>/tenants, opened without following a symlink: every tenant file is reached through it.
+Result<UniqueFd> open_tenants_dir(const std::string& root);
 // NAME.json, written atomically (fsync + rename).
 Result<void> write_ceilings(const std::string& root, std::string_view name, const Ceilings& ceilings);
 // An ErrorKind::not_found error naming `husk tenant set` when the tenant has none.

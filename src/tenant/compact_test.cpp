@@ -64,11 +64,12 @@ TEST_CASE("compaction keeps every total, with a period and without", "[tenant]")
         std::vector<Record> compacted = compact_records(records, now, ceilings);
         INFO("period: " << period << ", " << compacted.size() << " records kept of " << records.size());
         check_same_totals(replay(records, now, ceilings), replay(compacted, now, ceilings));
-        // Without a period: the reset, one summary and the 2 live starts. With one: also the 150 h in the window.
-        CHECK(compacted.size() == (period ? 1 + 2 + 2 * 150 : 1 + 1 + 2));
+        // Without a period: the reset, one summary and the 2 live starts. With one: a summary per slice of the
+        // window holding records (its 150 runs, an hour apart, each start and end in one slice).
+        CHECK(compacted.size() == (period ? 1 + 150 + 2 : 1 + 1 + 2));
         // Compacting again changes nothing.
         CHECK(compact_records(compacted, now, ceilings) == compacted);
-        // Later, as the window moves on, the totals still agree (with a period each record leaves on its own).
+        // Later, as the window moves on, the totals still agree (with a period each slice leaves with its last record).
         check_same_totals(replay(records, now + 20 * hour, ceilings), replay(compacted, now + 20 * hour, ceilings));
     }
 }
@@ -128,4 +129,29 @@ TEST_CASE("a husk waiting for the lock during compaction reads the compacted led
     Account account = replay(after.records(), now, ceilings);
     CHECK(account.used == before.used);
     CHECK(account.live.size() == before.live.size() + 1);
+}
+
+TEST_CASE("with a period a busy tenant's ledger compacts to a slice a record, never charging less", "[tenant]") {
+    const std::int64_t now = 1'800'000'000LL * 1000000;
+    Ceilings ceilings;
+    ceilings.period_usec = 24 * hour;
+    std::vector<Record> records;
+    // 200,000 runs in the last day, a run every ~0.43 s: without slices the ledger would only grow.
+    for (int i = 0; i < 200000; ++i) {
+        const std::int64_t at = now - 24 * hour + 1 + static_cast<std::int64_t>(i) * 432000;
+        records.push_back(StartRecord{run(i), at, {}, ""});
+        records.push_back(EndRecord{run(i), at + 1000, {1, 1, 1}, Source::monitor});
+    }
+    std::vector<Record> compacted = compact_records(records, now, ceilings);
+    CHECK(compacted.size() <= 1025);
+    check_same_totals(replay(records, now, ceilings), replay(compacted, now, ceilings));
+    // As the window moves on, the compacted ledger charges at least what the records did, at most a slice more.
+    for (std::int64_t later : {hour, 6 * hour, 23 * hour}) {
+        Account exact = replay(records, now + later, ceilings);
+        Account sliced = replay(compacted, now + later, ceilings);
+        INFO(later / hour << " h later");
+        CHECK(sliced.runs >= exact.runs);
+        CHECK(sliced.used.cpu_usec >= exact.used.cpu_usec);
+        CHECK(sliced.runs <= exact.runs + 200000 / 1024 + 1);
+    }
 }

@@ -22,11 +22,21 @@ std::int64_t now_usec() {
 
 Result<Ledger> Ledger::open(const std::string& root, std::string_view name) {
     TRY(read_ceilings(root, name));  // a ledger belongs to a tenant that exists
-    std::string path = TRY(tenants_dir(root)) + "/" + std::string(name) + ".ledger";
+    const std::string file = std::string(name) + ".ledger";
+    std::string path = TRY(tenants_dir(root)) + "/" + file;
     for (;;) {
-        Ledger ledger(path, TRY(open_fd(path, O_RDWR | O_CREAT | O_APPEND, 0600)));
+        // Never through a symlink (a repair would cut whatever it named): O_NOFOLLOW under a tenants directory
+        // opened without following either, and a regular file only.
+        UniqueFd dir = TRY(open_tenants_dir(root));
+        auto opened = open_fd_at(dir.get(), file, O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK, 0600);
+        if (!opened && opened.error().err == ELOOP)
+            return fail_msg(path + ": a symlink; husk never follows one to a tenant's files");
+        if (!opened) return fail(opened.error());
+        Ledger ledger(path, std::move(*opened));
+        struct stat kind {};
+        if (::fstat(ledger.fd_.get(), &kind) != 0) return fail_sys(errno, "fstat", path);
+        if (!S_ISREG(kind.st_mode)) return fail_msg(path + ": not a regular file");
         // The file's name must survive a crash as well as its records.
-        UniqueFd dir = TRY(open_fd(root + "/tenants", O_RDONLY | O_DIRECTORY));
         if (::fsync(dir.get()) != 0) return fail_sys(errno, "fsync", root + "/tenants");
         while (::flock(ledger.fd_.get(), LOCK_EX) != 0)
             if (errno != EINTR) return fail_sys(errno, "flock", path);
@@ -34,7 +44,8 @@ Result<Ledger> Ledger::open(const std::string& root, std::string_view name) {
         // that count are the new file's.
         struct stat locked {}, named {};
         if (::fstat(ledger.fd_.get(), &locked) != 0) return fail_sys(errno, "fstat", path);
-        if (::stat(path.c_str(), &named) != 0 && errno != ENOENT) return fail_sys(errno, "stat", path);
+        if (::fstatat(dir.get(), file.c_str(), &named, AT_SYMLINK_NOFOLLOW) != 0 && errno != ENOENT)
+            return fail_sys(errno, "stat", path);
         if (locked.st_ino != named.st_ino || locked.st_dev != named.st_dev || locked.st_nlink == 0) continue;
         TRY(ledger.replay());
         return ledger;
@@ -52,7 +63,7 @@ Result<void> Ledger::compact(const Ceilings& ceilings, std::int64_t now_usec, Co
     }
     // Locked before it has its final name, so nobody who opens that name can take the lock before this husk.
     const std::string temp = path_ + ".new";
-    UniqueFd next = TRY(open_fd(temp, O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0600));
+    UniqueFd next = TRY(open_fd(temp, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW, 0600));
     if (::flock(next.get(), LOCK_EX | LOCK_NB) != 0) return fail_sys(errno, "flock", temp);
     TRY(write_all(next.get(), text));
     if (::fsync(next.get()) != 0) return fail_sys(errno, "fsync", temp);
@@ -76,25 +87,29 @@ Result<void> Ledger::compact(const Ceilings& ceilings, std::int64_t now_usec, Co
 
 Result<void> Ledger::replay() {
     if (::lseek(fd_.get(), 0, SEEK_SET) < 0) return fail_sys(errno, "lseek", path_);
-    std::string text = TRY(read_fd(fd_.get()));
+    auto read = read_fd(fd_.get());
+    if (!read) return fail(read.error().context(path_));
+    const std::string text = std::move(*read);
     size_ = text.size();
     std::size_t at = 0;
     std::size_t good_end = 0;  // the end of the last whole, valid line
+    std::size_t line_number = 0;
     while (at < text.size()) {
+        ++line_number;
         auto newline = text.find('\n', at);
-        std::string_view line(text.data() + at, (newline == std::string::npos ? text.size() : newline + 1) - at);
-        auto record = newline == std::string::npos ? std::nullopt : decode_record(line);
-        std::size_t next = at + line.size();
-        if (!record) {
-            if (next < text.size())
-                return fail_msg(path_ + ": corrupt record at byte " + std::to_string(at) +
-                                " (not the last one, so not a torn append); the tenant's runs are refused until "
-                                "it is repaired");
-            break;  // a torn last record: it never counted, since nothing acted on it before its fsync
-        }
+        // An append is one write ending in its newline: a crash mid-append leaves a tail without one, which never
+        // counted (nothing acted on it before its fsync). That tail alone is cut below.
+        if (newline == std::string::npos) break;
+        std::string_view line(text.data() + at, newline + 1 - at);
+        auto record = decode_record(line);
+        // A whole line that does not check out is no torn append: a bit flip, an edit. Fail closed, naming it.
+        if (!record)
+            return fail_msg(path_ + ": line " + std::to_string(line_number) + " (byte " + std::to_string(at) +
+                            ") is corrupt: its checksum or form does not hold; the tenant's runs are refused until "
+                            "the ledger is repaired (docs/tenants.md, \"A corrupt ledger\")");
         records_.push_back(std::move(*record));
-        good_end = next;
-        at = next;
+        good_end = newline + 1;
+        at = good_end;
     }
     if (good_end < text.size()) {
         if (::ftruncate(fd_.get(), static_cast<off_t>(good_end)) != 0) return fail_sys(errno, "ftruncate", path_);

@@ -17,9 +17,10 @@ namespace husk::tenant {
 
 class Ledger {
 public:
-    // Opens (creates) the ledger of a tenant that has a ceilings file and replays it. A torn last line (no
-    // newline, or a checksum that does not match: a crash mid-append) is dropped from the file, so the next
-    // append starts on a line of its own; a bad line before the last is corruption, an error.
+    // Opens (creates) the ledger of a tenant that has a ceilings file and replays it. Never through a symlink,
+    // and a regular file only. A torn tail (bytes after the last newline: a crash mid-append) is cut from the
+    // file, so the next append starts on a line of its own; a whole line that does not decode (a checksum that
+    // does not hold) is corruption, an error naming the file and the line.
     static Result<Ledger> open(const std::string& root, std::string_view name);
 
     const std::vector<Record>& records() const { return records_; }

@@ -79,21 +79,36 @@ TEST_CASE("a torn last record is ignored and cut off before the next append", "[
     CHECK(contents(root.ledger()).find(whole.substr(0, whole.size() / 2)) == std::string::npos);
 }
 
-TEST_CASE("a whole last line with a bad checksum is torn too, one before the last is corruption", "[tenant]") {
+TEST_CASE("a whole line with a bad checksum is corruption, the last one too: refused, naming the file and line",
+          "[tenant]") {
     TempRoot root;
     std::string good = *encode_record(ResetRecord{5});
     std::string bad = good;
-    bad[6] = '9';
+    bad[6] = '9';  // one digit off: a bit flip, not a crash (a crash leaves no newline)
     append_raw(root.ledger(), good + bad);
-    {
-        auto ledger = Ledger::open(root.path, "t1");
-        REQUIRE(ledger);
-        CHECK(ledger->records().size() == 1);
-    }
-    append_raw(root.ledger(), bad + good);
+    const std::string before = contents(root.ledger());
     auto corrupt = Ledger::open(root.path, "t1");
     REQUIRE_FALSE(corrupt);
-    CHECK(corrupt.error().message().find("corrupt record") != std::string::npos);
+    CHECK(corrupt.error().message().find(root.ledger() + ": line 2 (byte " + std::to_string(good.size()) +
+                                         ") is corrupt") != std::string::npos);
+    CHECK(contents(root.ledger()) == before);  // nothing cut
+    append_raw(root.ledger(), good);
+    CHECK_FALSE(Ledger::open(root.path, "t1"));
+}
+
+TEST_CASE("a ledger or ceilings file that is a symlink is refused, and what it names is untouched", "[tenant]") {
+    TempRoot root;
+    const std::string victim = root.path + "/victim";
+    append_raw(victim, "a root file without a newline");
+    REQUIRE(::symlink(victim.c_str(), root.ledger().c_str()) == 0);
+    auto ledger = Ledger::open(root.path, "t1");
+    REQUIRE_FALSE(ledger);
+    CHECK(ledger.error().message().find("a symlink; husk never follows one") != std::string::npos);
+    CHECK(contents(victim) == "a root file without a newline");
+    REQUIRE(::symlink(victim.c_str(), (root.path + "/tenants/t3.json").c_str()) == 0);
+    auto ceilings = read_ceilings(root.path, "t3");
+    REQUIRE_FALSE(ceilings);
+    CHECK(ceilings.error().message().find("a symlink") != std::string::npos);
 }
 
 TEST_CASE("concurrent writers in separate processes are serialised: every record whole, none lost", "[tenant]") {

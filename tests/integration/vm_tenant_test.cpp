@@ -161,3 +161,21 @@ TEST_CASE("8 parallel runs of a tenant never exceed its memory and pids ceilings
     CHECK_FALSE(exists(parent));
     check_nothing_left(sb);
 }
+
+TEST_CASE("a tenant with cgroup ceilings keeps its runs below its shared parent: an absolute cgroupsPath is refused",
+          "[.vm][tenant-vm]") {
+    require_vm();
+    Sandbox sb;
+    set_tenant(sb, "m", {"--pids", "100"});
+    Bundle b = sb.bundle("abs");
+    b.config["process"]["args"] = Json::strings({"/bin/true"});
+    b.config["linux"]["cgroupsPath"] = "/elsewhere/" + sb.id("abs");
+    b.write();
+    Output absolute = sb.husk({"run", "--bundle", b.dir, "--tenant", "m", sb.id("abs")});
+    INFO(absolute.describe());
+    CHECK(absolute.exit_code == 1);
+    CHECK_THAT(absolute.err, Catch::Matchers::Contains("tenant \"m\" has cgroup ceilings, so its runs live below "
+                                                        "/husk/tenants/m; linux.cgroupsPath \"/elsewhere/"));
+    CHECK(read_file(sb.root() + "/tenants/m.ledger").empty());
+    check_nothing_left(sb);
+}
