@@ -249,6 +249,16 @@ process::SpawnOptions spawn_options(Launch& launch, process::Parent parent) {
     return options;
 }
 
+namespace {
+
+// A second fd of the cgroup directory create made, for the monitor to hold (monitor/policy.hpp, held_cgroup).
+std::shared_ptr<const UniqueFd> held_cgroup_of(const Launch& launch) {
+    if (!launch.cgroup) return nullptr;
+    return std::make_shared<const UniqueFd>(::fcntl(launch.cgroup->dir_fd(), F_DUPFD_CLOEXEC, 3));
+}
+
+}  // namespace
+
 monitor::MonitorPlan monitor_plan(const Launch& launch) {
     const ContainerConfig& config = launch.bundle.config;
     const std::optional<cgroup::CgroupLocation>& cgroup = config.cgroup;
@@ -259,7 +269,8 @@ monitor::MonitorPlan monitor_plan(const Launch& launch) {
                                 cgroup,
                                 monitor::read_oom_kills(cgroup),
                                 monitor::read_pids_max_hits(cgroup),
-                                launch.cgroup ? launch.cgroup->net_maps() : nullptr};
+                                launch.cgroup ? launch.cgroup->net_maps() : nullptr,
+                                held_cgroup_of(launch)};
 }
 
 Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std::string& pid_file,

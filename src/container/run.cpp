@@ -38,6 +38,19 @@ monitor::Framing framing_of(OutputFormat format) {
     return format == OutputFormat::json ? frontend::json_line_framing() : monitor::Framing{};
 }
 
+// The state dir removed under the run (rm -rf of --root): no record, and no delete will find the container. husk
+// removes the cgroup it made itself (monitor/record.hpp) and says so, never calling the run a success. Nothing
+// when the state dir is there.
+std::optional<std::string> settle_lost_state(const Runtime& runtime, const ContainerId& id,
+                                             const monitor::MonitorPlan& plan) {
+    if (!monitor::state_dir_lost(plan)) return std::nullopt;
+    auto removed = monitor::remove_lost_cgroup(plan);
+    return "the container's state directory " + runtime.root + "/" + id.str() +
+           " was removed while it ran, so its record is lost" +
+           (removed ? std::string("; husk removed its cgroup")
+                    : "; its cgroup could not be removed: " + removed.error().message());
+}
+
 Result<RunOutcome> run_foreground(const Runtime& runtime, const ContainerId& id, const RunOptions& options,
                                   Progress& progress) {
     RunOutcome outcome;
@@ -47,6 +60,7 @@ Result<RunOutcome> run_foreground(const Runtime& runtime, const ContainerId& id,
     sigemptyset(&forward);
     for (int sig : {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT}) sigaddset(&forward, sig);
     monitor::defer_signals(forward);
+    std::optional<monitor::MonitorPlan> lost_check;  // the monitor's plan, to settle a state dir lost under the run
     {
         // process.terminal without --console-socket: husk keeps the pty master and relays its own terminal.
         auto launch = TRY(container::prepare_launch(runtime, id, options.create, container::PtyRelay::offered,
@@ -65,6 +79,7 @@ Result<RunOutcome> run_foreground(const Runtime& runtime, const ContainerId& id,
         }
         launch->commit();
         monitor::MonitorPlan plan = container::monitor_plan(*launch);
+        lost_check = plan;
         std::optional<monitor::OutputPlumbing> output = std::move(launch->output);
         std::optional<monitor::Caller> caller = std::move(launch->caller);
         const bool relay_terminal = launch->relay_terminal;
@@ -92,6 +107,7 @@ Result<RunOutcome> run_foreground(const Runtime& runtime, const ContainerId& id,
             monitor::WaitOptions reap;
             (void)monitor::wait_for_exit(spawned.pidfd.get(), reap);
             (void)delete_container(runtime, id, true);
+            if (auto lost = settle_lost_state(runtime, id, plan)) return fail_msg(*lost);
             return std::unexpected(started.error());
         }
         outcome.warnings = std::move(*started);
@@ -110,13 +126,27 @@ Result<RunOutcome> run_foreground(const Runtime& runtime, const ContainerId& id,
             progress.verdict.security = record->security;
         }
         outcome.exit_code = monitor::run_exit_status(progress.verdict.exit);
+        outcome.failure = exit.exec_error;
+        if (auto lost = record ? std::nullopt : settle_lost_state(runtime, id, plan)) {
+            outcome.failure = *lost;
+            progress.verdict.exit.detail += "; " + *lost;
+            outcome.exit_code = 1;
+        }
         progress.verdict.status = outcome.exit_code;
         progress.decided = true;
-        outcome.failure = exit.exec_error;
         trace::mark("recorded");
     }
     if (!options.keep) {
         auto deleted = delete_container(runtime, id, true);
+        // A state dir removed while delete worked in it (rm -rf of --root racing husk's own delete).
+        if (!deleted && lost_check && outcome.failure.empty()) {
+            if (auto lost = settle_lost_state(runtime, id, *lost_check)) {
+                outcome.failure = *lost;
+                progress.verdict.exit.detail += "; " + *lost;
+                outcome.exit_code = progress.verdict.status = 1;
+                return outcome;
+            }
+        }
         if (!deleted) return std::unexpected(deleted.error());
         outcome.warnings.insert(outcome.warnings.end(), deleted->begin(), deleted->end());
         trace::mark("deleted");

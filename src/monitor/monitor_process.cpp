@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,6 +54,7 @@ void detach(std::vector<int> keep) {
             keep.push_back(fd->get());
     }
     if (caller) keep.push_back(caller->pidfd.get());
+    if (plan.held_cgroup && *plan.held_cgroup) keep.push_back(plan.held_cgroup->get());
     if (plan.net) {
         keep.push_back(plan.net->counter.get());
         if (plan.net->events) keep.push_back(plan.net->events.get());
@@ -70,7 +72,15 @@ void detach(std::vector<int> keep) {
     }
     if (auto stat = read_proc_stat(init.pid)) options.start_time = stat->start_time;
     auto status = wait_for_exit(init.pidfd.get(), options);
-    record_exit(plan, init.pid, status ? *status : ExitStatus{});
+    // Without a state dir there is no verdict to write and nobody will delete the container: its cgroup goes
+    // now, and the system log says why (the monitor has no terminal).
+    if (!record_exit(plan, init.pid, status ? *status : ExitStatus{}) && state_dir_lost(plan)) {
+        auto removed = remove_lost_cgroup(plan);
+        ::openlog("husk", LOG_PID, LOG_DAEMON);
+        ::syslog(LOG_ERR, "container %s: its state directory was removed while it ran: its record is lost; %s",
+                 plan.id.str().c_str(), removed ? "its cgroup was removed" : removed.error().message().c_str());
+        ::closelog();
+    }
     ::_exit(0);
 }
 

@@ -12,6 +12,7 @@
 #include "cgroup/location.hpp"
 #include "cgroup/net_maps.hpp"
 #include "husk/container_id.hpp"
+#include "husk/unique_fd.hpp"
 #include "spec/settings.hpp"
 
 namespace husk::monitor {
@@ -44,6 +45,10 @@ struct MonitorPlan {
     std::optional<std::uint64_t> pids_max_before;
     // The network policy's counter and events ring (cgroup/net_maps.hpp), when the container has a policy.
     std::shared_ptr<const cgroup::NetMaps> net;
+    // The container's cgroup directory, held open from its creation: if the state dir is removed under the
+    // running container, nobody else will delete the cgroup, and the monitor removes it, by its path once the
+    // path is shown to name this very directory (record.hpp, remove_lost_cgroup).
+    std::shared_ptr<const UniqueFd> held_cgroup;
 };
 
 }  // namespace husk::monitor

@@ -1,11 +1,15 @@
 #include "monitor/record.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <csignal>
 #include <string>
 
+#include "cgroup/cgroup.hpp"
 #include "monitor/counters.hpp"
 #include "monitor/tenant_charge.hpp"
 #include "monitor/verdict.hpp"
@@ -82,6 +86,26 @@ std::optional<state::Record> record_exit(const MonitorPlan& plan, pid_t init, co
     if (auto written = locked->dir.write_record(locked->record); !written)
         report_unwritten(*locked, "init's exit", written.error());
     return std::move(locked->record);
+}
+
+bool state_dir_lost(const MonitorPlan& plan) {
+    auto dir = state::StateDir::open(plan.root, plan.id);
+    return !dir && dir.error().kind == ErrorKind::not_found;
+}
+
+Result<void> remove_lost_cgroup(const MonitorPlan& plan) {
+    if (!plan.cgroup || !plan.held_cgroup || !*plan.held_cgroup) return {};
+    const std::string where = plan.cgroup->where();
+    struct stat held {}, named {};
+    if (::fstat(plan.held_cgroup->get(), &held) != 0) return fail_sys(errno, "fstat", where);
+    if (::stat(where.c_str(), &named) != 0) {
+        if (errno == ENOENT) return {};  // gone already
+        return fail_sys(errno, "stat", where);
+    }
+    // Another container made since at the same path is not this one's to remove.
+    if (held.st_dev != named.st_dev || held.st_ino != named.st_ino) return {};
+    (void)cgroup::kill_all(*plan.cgroup, SIGKILL);
+    return cgroup::remove_cgroup(*plan.cgroup);
 }
 
 }  // namespace husk::monitor

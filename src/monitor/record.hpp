@@ -20,4 +20,11 @@ void record_cause(const MonitorPlan& plan, pid_t init, const state::StopCause& c
 // Returns the record with the verdict it decided, nothing when there was no record to decide on.
 std::optional<state::Record> record_exit(const MonitorPlan& plan, pid_t init, const ExitStatus& status);
 
+// The container's state dir is gone (removed under it: `rm -rf` of the state root), so its record is lost and
+// no `husk delete` will ever find it.
+bool state_dir_lost(const MonitorPlan& plan);
+// Kills what is left in the container's cgroup and removes it, when the directory at its path is still the one
+// the plan holds (held_cgroup): what the monitor does when its record is lost, since nobody else will.
+Result<void> remove_lost_cgroup(const MonitorPlan& plan);
+
 }  // namespace husk::monitor

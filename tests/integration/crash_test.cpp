@@ -253,3 +253,75 @@ TEST_CASE("a verdict the monitor cannot write is reported in state, not dropped"
 }
 
 }  // namespace husk::test
+
+namespace husk::test {
+namespace {
+
+// rm -rf while husk may still write in it (a record replaced by rename makes a file as rm lists the directory,
+// which then is not empty): again until it is gone.
+void remove_tree(Sandbox& sb, const std::string& path) {
+    for (int i = 0; i < 50 && ::access(path.c_str(), F_OK) == 0; ++i) {
+        if (sb.command({"/bin/rm", "-rf", path}).exit_code == 0) break;
+        std::this_thread::sleep_for(Ms(20));
+    }
+    REQUIRE(::access(path.c_str(), F_OK) != 0);
+}
+
+}  // namespace
+
+TEST_CASE("a state root removed under a running sandbox: its cgroup is removed, and the run says its record was lost",
+          "[integration][crash]") {
+    Sandbox sb;
+    REQUIRE(::chmod(sb.dir().c_str(), 0711) == 0);  // the sandbox's ids must reach its root (husk(8) SANDBOX)
+    const std::string root = sb.dir() + "/lost-root";
+    const std::string id = sb.id("lostroot"), verdict = sb.dir() + "/verdict.json";
+    Process run = sb.spawn_command({paths().husk, "--root", root, "sandbox", "--id", id, "--verdict", verdict, "--",
+                                    "/bin/sleep", "2"});
+    const std::string cgroup = cgroup2_mount() + "/husk/" + id;
+    // Once the program runs (start wrote `started` into the record).
+    // (The first record has "started":"" already.)
+    std::string record;
+    auto started = [&] {
+        record = read_file(root + "/" + id + "/state.json");
+        return record.find("\"started\":\"2") != std::string::npos;
+    };
+    for (int i = 0; i < 1000 && !started(); ++i) std::this_thread::sleep_for(Ms(10));
+    if (::access(cgroup.c_str(), F_OK) != 0) {
+        Output early = run.wait();
+        FAIL("no cgroup " << cgroup << " while the sandbox runs: " << early.describe() << "; record: " << record);
+    }
+    remove_tree(sb, root);
+    Output out = run.wait();
+    INFO(out.describe());
+    CHECK(out.exit_code == 1);
+    CHECK_THAT(out.err, Catch::Contains("was removed while it ran, so its record is lost; husk removed its cgroup"));
+    Json v = Json::parse(read_file(verdict));
+    CHECK(v["status"].num() == 1);
+    CHECK_THAT(v["exit"]["detail"].str(), Catch::Contains("its record is lost"));
+    CHECK(::access(cgroup.c_str(), F_OK) != 0);
+    check_nothing_left(sb);
+}
+
+TEST_CASE("a state root removed under a created container: its monitor removes the cgroup when init ends",
+          "[integration][crash]") {
+    Sandbox sb;
+    const std::string root = sb.dir() + "/lost-root";
+    Bundle b = sb.bundle();
+    b.config["process"]["args"] = Json::strings({"/probe", "sleep", "1"});
+    b.write();
+    const std::string id = sb.id("lostmon"), pid_file = sb.dir() + "/init.pid";
+    Output created = sb.command({paths().husk, "--root", root, "create", "--bundle", b.dir, "--pid-file", pid_file, id});
+    INFO(created.describe());
+    REQUIRE(created.exit_code == 0);
+    REQUIRE(sb.command({paths().husk, "--root", root, "start", id}).exit_code == 0);
+    const std::string cgroup =
+        cgroup2_mount() + Json::parse(read_file(root + "/" + id + "/state.json"))["cgroupPath"].str();
+    REQUIRE(::access(cgroup.c_str(), F_OK) == 0);
+    remove_tree(sb, root);
+    bool removed = false;
+    for (int i = 0; i < 1000 && !(removed = ::access(cgroup.c_str(), F_OK) != 0); ++i) std::this_thread::sleep_for(Ms(10));
+    CHECK(removed);
+    check_nothing_left(sb);
+}
+
+}  // namespace husk::test
