@@ -20,6 +20,7 @@
 #include "sandbox_support.hpp"
 
 using namespace husk::test;
+using Catch::Matchers::Contains;
 
 namespace {
 
@@ -73,7 +74,9 @@ TEST_CASE("sandbox escape: a symlink planted where husk writes the verdict is no
 
 TEST_CASE("sandbox escape: a --verdict or --log inside a --bind-rw directory is refused", "[integration][sandbox][sandbox-escape]") {
     // There the program could make the verdict's name a directory (no verdict) or a component a symlink (husk
-    // creating it elsewhere). Refused before anything runs; the refusal is the verdict, written there.
+    // creating it elsewhere). Refused before anything runs: a directory the sandbox's user can write is one another
+    // user can, so the rule for every file husk writes for its caller (husk(8) FILES) refuses it first, and
+    // nothing is written there.
     Sandbox sb;
     const std::string out = sb.dir() + "/out";
     REQUIRE(::mkdir(out.c_str(), 0777) == 0);
@@ -85,15 +88,15 @@ TEST_CASE("sandbox escape: a --verdict or --log inside a --bind-rw directory is 
         INFO(run.describe());
         CHECK(run.exit_code == 2);
         CHECK(run.out.empty());
-        CHECK(run.err.find("is in --bind-rw") != std::string::npos);
-        CHECK(Json::parse(read_file(verdict))["exit"]["reason"].str() == "refused");
+        CHECK_THAT(run.err, Contains("--verdict " + verdict) && Contains(out + " is writable by every user"));
+        CHECK(::access(verdict.c_str(), F_OK) != 0);
     }
     // husk's --log likewise: it is opened for each message, following what the name has become.
     Output logged = sb.husk({"--log", out + "/husk.log", "sandbox", "--id", sb.id("log-in-rw"), "--bind-rw",
                              out + ":/out", "--", "true"});
     INFO(logged.describe());
     CHECK(logged.exit_code == 2);
-    CHECK(logged.err.find("--log " + out + "/husk.log: is in --bind-rw") != std::string::npos);
+    CHECK_THAT(logged.err, Contains("--log " + out + "/husk.log") && Contains(out + " is writable by every user"));
     check_gone(sb);
 }
 
