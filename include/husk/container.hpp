@@ -83,7 +83,8 @@ struct RunOutcome {
 };
 Result<RunOutcome> run_container(const Runtime& runtime, const ContainerId& id, const RunOptions& options);
 // The verdict of a run refused before run_container was reached (its flags or its id did not parse): reason
-// `refused`; `id` is the id as given (empty when unknown), `status` is what husk exits with. With json, also the verdict line on stdout (the one line of the run).
+// `refused`; `id` is the id as given (empty when unknown), `status` is what husk exits with. With json, also the
+// verdict line on stdout (the one line of the run).
 Result<void> deliver_refused_verdict(const VerdictTarget& target, const std::string& id, const Error& error,
                                      int status, OutputFormat format = OutputFormat::text);
 // `husk exec`: a new process in a running (or created) container, runc's flags. Without `process`, the

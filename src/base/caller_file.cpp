@@ -146,7 +146,8 @@ Result<void> append_caller_file(const std::string& path, std::string_view flag, 
     CallerFile target = TRY(open_caller_file(path, flag));
     // O_NOFOLLOW and O_NONBLOCK for what may have appeared since the check: a symlink is not followed, a FIFO
     // without a reader fails at once (ENXIO), one with a reader is refused below, never written.
-    auto opened = open_fd_at(target.dir.get(), target.name, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK, 0644);
+    constexpr int flags = O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK;
+    auto opened = open_fd_at(target.dir.get(), target.name, flags, 0644);
     if (!opened) return fail(opened.error().context(std::string(flag) + " " + path));
     UniqueFd fd = std::move(*opened);
     struct stat st {};
