@@ -89,17 +89,13 @@ void run_start_container_hooks(const ContainerPlan& plan, const HookStates& stat
 // still refuses a program that is not there). Every signal is blocked first, and stays blocked across
 // execveat until husk-init waits for them: `start` returns once we exec, and a `husk kill` right then would
 // otherwise meet pid 1 without a handler, where the kernel drops it (pid_namespaces(7)). Blocked, it waits to
-// be forwarded.
-[[noreturn]] void exec_husk_init(const ContainerPlan& plan, int sync, int exec_fifo,
-                                 const steps::Confined& confined) noexcept {
+// be forwarded. Returns only when that failed (not [[noreturn]]: steps::exec_workload says why).
+Error exec_husk_init(const ContainerPlan& plan) noexcept {
     sigset_t all;
     ::sigfillset(&all);
-    const char* operation = "sigprocmask";
-    if (::sigprocmask(SIG_SETMASK, &all, nullptr) == 0) {
-        ::execveat(plan.init.get(), "", plan.init_argv.data(), plan.workload.envp.data(), AT_EMPTY_PATH);
-        operation = "exec";
-    }
-    steps::die_not_executed(sync, confined.filter, Error::sys(errno, operation, "husk-init"), exec_fifo);
+    if (::sigprocmask(SIG_SETMASK, &all, nullptr) != 0) return Error::sys(errno, "sigprocmask", "husk-init");
+    ::execveat(plan.init.get(), "", plan.init_argv.data(), plan.workload.envp.data(), AT_EMPTY_PATH);
+    return Error::sys(errno, "exec", "husk-init");
 }
 
 }  // namespace
@@ -165,8 +161,8 @@ void run_start_container_hooks(const ContainerPlan& plan, const HookStates& stat
     //     (it is close-on-exec); a byte written back first tells it the workload was not executed.
     run_start_container_hooks(plan, states, sync, fds.exec_fifo, confined);
     trace::mark("init: exec", traced);
-    if (plan.init) exec_husk_init(plan, sync, fds.exec_fifo, confined);
-    steps::exec_workload(sync, confined, plan.workload, fds.exec_fifo);
+    const Error not_executed = plan.init ? exec_husk_init(plan) : steps::exec_workload(confined, plan.workload);
+    steps::die_not_executed(sync, confined.filter, not_executed, fds.exec_fifo);
 }
 
 }  // namespace husk::process

@@ -220,10 +220,9 @@ void apply_credentials(int sync, const seccomp::SeccompPlan* filter, const caps:
     caps::apply_umask(credentials);
 }
 
-[[noreturn]] void exec_workload(int sync, const Confined& confined, const WorkloadPlan& workload,
-                                int exec_fifo) noexcept {
+Error exec_workload(const Confined& confined, const WorkloadPlan& workload) noexcept {
     ::execve(confined.executable, workload.argv.data(), workload.envp.data());
-    die_not_executed(sync, confined.filter, Error::sys(errno, "exec", confined.executable), exec_fifo);
+    return Error::sys(errno, "exec", confined.executable);
 }
 
 [[noreturn]] void die_not_executed(int sync, const seccomp::SeccompPlan* filter, Error error, int exec_fifo) noexcept {

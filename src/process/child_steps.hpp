@@ -81,9 +81,10 @@ void apply_credentials(int sync, const seccomp::SeccompPlan* filter, const caps:
 // What is in force now, to the parent (runs under the filter: read, write, close only).
 Result<void> report_posture(int sync, int status_fd, int landlock_abi) noexcept;
 
-// The workload's execve(2); returns only by dying through die_not_executed.
-[[noreturn]] void exec_workload(int sync, const Confined& confined, const WorkloadPlan& workload,
-                                int exec_fifo) noexcept;
+// The workload's execve(2); returns only when it failed, with the error for die_not_executed. Not
+// [[noreturn]] on purpose: the filter is in force here, and a sanitizer build calls sigaltstack(2) before every
+// call to a noreturn function (AddressSanitizer's __asan_handle_no_return), which a tight allow-list denies.
+Error exec_workload(const Confined& confined, const WorkloadPlan& workload) noexcept;
 // The workload will not run: a byte goes into `exec_fifo` first when it is >= 0 (init: it tells `husk start`
 // the workload was not executed, docs/ARCHITECTURE.md "create → start, step by step"), then the error, as
 // exec_failed, to the parent; exit 127.

@@ -86,7 +86,7 @@ void wait_for_go(int sync) noexcept {
     confined_step(sync, confined.filter, "posture", steps::report_posture(sync, status_fd, confined.landlock_abi));
     wait_for_go(sync);
     // 9. The workload. The sync socket is close-on-exec: its EOF tells the parent execve succeeded.
-    steps::exec_workload(sync, confined, plan.workload, -1);
+    steps::die_not_executed(sync, confined.filter, steps::exec_workload(confined, plan.workload), -1);
 }
 
 }  // namespace husk::process
