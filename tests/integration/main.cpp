@@ -1,6 +1,6 @@
 // husk-integration: drives the real husk binary (HUSK_BINARY) on real bundles as root.
 // Environment: HUSK_BINARY, HUSK_PROBE, HUSK_TEST_ROOTFS_SCRIPT (meson test sets all three).
-// Catch2's session: tests/catch_session.cpp.
+// Catch2's session (and --shard K/N, which meson's integration-K tests pass): tests/catch_session.hpp.
 #include <unistd.h>
 
 #include <cstdio>
