@@ -1,12 +1,11 @@
 // husk-integration: drives the real husk binary (HUSK_BINARY) on real bundles as root.
 // Environment: HUSK_BINARY, HUSK_PROBE, HUSK_TEST_ROOTFS_SCRIPT (meson test sets all three).
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
-
+// Catch2's session (and --shard K/N, which meson's integration-K tests pass): tests/catch_session.hpp.
 #include <unistd.h>
 
 #include <cstdio>
 
+#include "catch_session.hpp"
 #include "harness.hpp"
 
 int main(int argc, char** argv) {
@@ -18,5 +17,5 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "husk-integration: %s\n", error.c_str());
         return 1;
     }
-    return Catch::Session().run(argc, argv);
+    return husk::test::run_catch_session(argc, argv);
 }
