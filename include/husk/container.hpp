@@ -201,6 +201,10 @@ struct SandboxOutput {
     std::string path;  // as the caller gave it; empty: none
 };
 
+// An output in a --bind-rw directory is refused: the program could make its name a directory or it, or a
+// component, a symlink (compared with symlinks resolved). sandbox_config_json checks every output so.
+Result<void> check_sandbox_output(const SandboxOutput& output, const spec::SandboxSettings& settings);
+
 // `husk sandbox`: the config.json text of the settings (spec/sandbox_config.hpp) on this host: without a
 // rootfs, the host's /usr, /bin, /lib* that exist and ld.so.cache (with the host's network, the resolver's
 // files) on a tmpfs root over the state root (run.husk.root=tmpfs); with one, its absolute path. Every rule

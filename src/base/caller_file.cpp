@@ -26,14 +26,29 @@ std::string caller() { return "husk's caller (uid " + std::to_string(::getuid())
 // Why a directory on the way lets another user steer what is below it, or nothing. A sticky directory (/tmp)
 // is writable by all, but nobody removes or renames an entry there that is not theirs: its entries are judged
 // one by one instead (`in_sticky`).
-std::optional<std::string> unsafe_directory(const struct stat& st) {
-    if (!trusted_owner(st.st_uid))
-        return "is owned by uid " + std::to_string(st.st_uid) + ", who is neither root nor " + caller();
+std::string foreign_owner(const struct stat& st) {
+    return "is owned by uid " + std::to_string(st.st_uid) + ", who is neither root nor " + caller();
+}
+
+// What else makes a directory unsafe, whoever owns it.
+std::optional<std::string> writable_by_others(const struct stat& st) {
     if (st.st_mode & S_ISVTX) return std::nullopt;
     if (st.st_mode & S_IWOTH) return std::string("is writable by every user");
     if ((st.st_mode & S_IWGRP) && !trusted_group(st.st_gid))
         return "is writable by group " + std::to_string(st.st_gid);
     return std::nullopt;
+}
+
+std::optional<std::string> unsafe_directory(const struct stat& st) {
+    if (!trusted_owner(st.st_uid)) return foreign_owner(st);
+    return writable_by_others(st);
+}
+
+// A file with more than one name in a directory another user owns may be a hard link they made to a file of
+// someone else's.
+std::string another_name(const struct stat& st) {
+    return "has " + std::to_string(st.st_nlink) + " names in a directory of another user's, who could have linked " +
+           "it to a file elsewhere";
 }
 
 std::optional<std::string> unsafe_in_sticky(const struct stat& st, bool in_sticky) {
@@ -84,12 +99,15 @@ Result<CallerFile> open_caller_file(const std::string& path, std::string_view fl
     if (auto why = unsafe_directory(st)) return refuse("/", *why);
     bool sticky = st.st_mode & S_ISVTX;
     std::string where;  // the directory reached, "" for "/"
+    // Set when the directory reached belongs to another user: allowed only as the file's own directory.
+    std::optional<std::string> foreign;
     std::deque<std::string> todo;
     push_components(todo, std::string_view(absolute).substr(0, slash));
     int links = 0;
     while (!todo.empty()) {
         const std::string part = std::move(todo.front());
         todo.pop_front();
+        if (foreign) return refuse(where, *foreign);
         if (part == "..") {
             // An ancestor of a directory reached from "/" was itself reached, and judged, on the way down.
             dir = TRY(open_fd_at(dir.get(), "..", O_PATH | O_DIRECTORY));
@@ -122,7 +140,8 @@ Result<CallerFile> open_caller_file(const std::string& path, std::string_view fl
         UniqueFd next = TRY(open_fd_at(dir.get(), part, O_PATH | O_DIRECTORY | O_NOFOLLOW, here));
         if (::fstat(next.get(), &st) != 0) return fail_sys(errno, "fstat", here);
         if (auto why = unsafe_in_sticky(st, sticky)) return refuse(here, *why);
-        if (auto why = unsafe_directory(st)) return refuse(here, *why);
+        if (auto why = writable_by_others(st)) return refuse(here, *why);
+        if (!trusted_owner(st.st_uid)) foreign = foreign_owner(st);
         sticky = st.st_mode & S_ISVTX;
         dir = std::move(next);
         where = here;
@@ -136,10 +155,11 @@ Result<CallerFile> open_caller_file(const std::string& path, std::string_view fl
             return fail_msg(named + file + " is not a regular file (a directory, a FIFO or a device): husk writes " +
                             "regular files only");
         if (auto why = unsafe_in_sticky(target, sticky)) return refuse(file, *why);
+        if (foreign && target.st_nlink != 1) return refuse(file, another_name(target));
     } else if (errno != ENOENT) {
         return fail(Error::sys(errno, "stat", file).context(std::string(flag) + " " + path));
     }
-    return CallerFile{std::move(real), name};
+    return CallerFile{std::move(real), name, foreign.has_value()};
 }
 
 Result<void> append_caller_file(const std::string& path, std::string_view flag, std::string_view text) {
@@ -153,6 +173,8 @@ Result<void> append_caller_file(const std::string& path, std::string_view flag, 
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0) return fail_sys(errno, "fstat", path);
     if (!S_ISREG(st.st_mode)) return fail_msg(std::string(flag) + " " + path + ": not a regular file");
+    if (target.foreign_directory && st.st_nlink != 1)
+        return fail_msg(std::string(flag) + " " + path + ": a hard link appeared in a directory of another user's");
     return write_all(fd.get(), text);
 }
 

@@ -189,6 +189,11 @@ int verb_sandbox(const Globals& globals, const Args& args) {
     auto settings = read_settings(vm);
     if (!settings) return refuse(settings.error().message());
     settings->args = std::move(program);
+    // A verdict path the program could write is refused, and no verdict goes there either.
+    if (auto outside = check_sandbox_output({"--verdict", run.verdict.path}, *settings); !outside) {
+        run.verdict.path.clear();
+        return refuse(outside.error().message());
+    }
     auto config = sandbox_config_json(globals.runtime, std::move(*settings),
                                       {{"--verdict", run.verdict.path}, {"--log", globals.log_file}});
     if (!config) return refuse(config.error().message());

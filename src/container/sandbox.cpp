@@ -110,11 +110,14 @@ Result<void> check_state_root_hidden(const Runtime& runtime, const spec::Sandbox
     return {};
 }
 
+}  // namespace
+
 // The verdict (and husk's --log, opened for each message) are written after or while the program runs,
 // through the path as the caller gave it: in a --bind-rw directory the program could make the name a
 // directory (no verdict at all) or it or a component a symlink (husk, as root, writing wherever it points).
 // Refused; compared with symlinks resolved.
-Result<void> check_outside_writable_binds(const SandboxOutput& output, const spec::SandboxSettings& settings) {
+
+Result<void> check_sandbox_output(const SandboxOutput& output, const spec::SandboxSettings& settings) {
     if (output.path.empty()) return {};
     const std::string path = absolute(output.path);
     char buffer[PATH_MAX];
@@ -130,12 +133,11 @@ Result<void> check_outside_writable_binds(const SandboxOutput& output, const spe
     return {};
 }
 
-}  // namespace
 
 Result<std::string> sandbox_config_json(const Runtime& runtime, spec::SandboxSettings settings,
                                         const std::vector<SandboxOutput>& outputs) {
     for (spec::SandboxBind& bind : settings.binds) bind.source = absolute(bind.source);
-    for (const SandboxOutput& output : outputs) TRY(check_outside_writable_binds(output, settings));
+    for (const SandboxOutput& output : outputs) TRY(check_sandbox_output(output, settings));
     TRY(state::make_root(runtime.root));
     TRY(check_state_root_hidden(runtime, settings));
     if (settings.rootfs.empty()) {

@@ -89,19 +89,69 @@ TEST_CASE("--log lines cannot be forged: control characters in a message are esc
     CHECK_THAT(written[1], Contains("\"msg\":\"kill x\\\\x0alevel=error"));
 }
 
-TEST_CASE("--verdict in a directory another user can write is refused before anything runs",
+TEST_CASE("--verdict below a directory another user owns is refused before anything runs",
           "[integration][caller-paths]") {
     Sandbox sb;
     let_others_in(sb);
     const std::string theirs = directory(sb, "theirs", 0755, other);
+    const std::string inner = theirs + "/inner";  // root's, but its owner could swap it for anything
+    REQUIRE(::mkdir(inner.c_str(), 0755) == 0);
     Bundle b = with_args(sb, {"/probe", "exit", "0"});
     const std::string id = sb.id("steered");
-    Output out = sb.run(b, id, {"--verdict", theirs + "/verdict.json"});
+    Output out = sb.run(b, id, {"--verdict", inner + "/verdict.json"});
     INFO(out.describe());
     CHECK(out.exit_code == 2);
     CHECK_THAT(out.err, Contains(theirs + " is owned by uid 4242"));
     CHECK(sb.husk({"state", id}).exit_code == 1);  // nothing was created
-    CHECK(::access((theirs + "/verdict.json").c_str(), F_OK) != 0);
+    CHECK(::access((inner + "/verdict.json").c_str(), F_OK) != 0);
+    check_nothing_left(sb);
+}
+
+// podman with --uidmap hands the runtime --log and --pid-file in the container's userdata directory, which it
+// gives to the container's root (here uid 100000): the file's own directory may be another user's, and
+// nothing that user plants there is followed.
+TEST_CASE("--log, --pid-file and --verdict in a directory of another user's alone are written, and nothing "
+          "planted there is followed", "[integration][caller-paths]") {
+    Sandbox sb;
+    let_others_in(sb);
+    const std::string userdata = directory(sb, "userdata", 0700, 100000);
+    Bundle b = with_args(sb, {"/probe", "exit", "0"});
+    const std::string id = sb.id("userdata");
+    Output created = sb.create(b, id, {"--pid-file", userdata + "/pidfile"});
+    INFO(created.describe());
+    REQUIRE(created.exit_code == 0);
+    CHECK(std::stoi(read_file(userdata + "/pidfile")) > 1);
+    CHECK(sb.husk({"delete", "--force", id}).exit_code == 0);
+    CHECK(sb.husk({"--log", userdata + "/oci-log", "state", "nonexistent"}).exit_code == 1);
+    CHECK_THAT(read_file(userdata + "/oci-log"), Contains("nonexistent"));
+    Output run = sb.run(b, sb.id("verdict"), {"--verdict", userdata + "/verdict.json"});
+    INFO(run.describe());
+    CHECK(run.exit_code == 0);
+    CHECK_THAT(read_file(userdata + "/verdict.json"), Contains("\"reason\":\"exited\""));
+
+    const std::string secret = sb.dir() + "/secret";
+    write_file(secret, "root's\n", 0600);
+    const std::string log = userdata + "/husk.log";
+    std::string why;
+    SECTION("a symlink at the name") {
+        REQUIRE(::symlink(secret.c_str(), log.c_str()) == 0);
+        why = "is a symbolic link, which husk does not follow";
+    }
+    SECTION("a hard link at the name") {
+        REQUIRE(::link(secret.c_str(), log.c_str()) == 0);
+        why = "has 2 names in a directory of another user's";
+    }
+    Output out = sb.husk({"--log", log, "state", "nonexistent"});
+    INFO(out.describe());
+    CHECK(out.exit_code == 2);
+    CHECK_THAT(out.err, Contains(why));
+    const std::string below = userdata + "/below";  // a directory on the way below it
+    REQUIRE(::mkdir(below.c_str(), 0755) == 0);
+    Output deeper = sb.husk({"--log", below + "/husk.log", "state", "nonexistent"});
+    INFO(deeper.describe());
+    CHECK(deeper.exit_code == 2);
+    CHECK_THAT(deeper.err, Contains(userdata + " is owned by uid 100000"));
+    CHECK(read_file(secret) == "root's\n");
     check_nothing_left(sb);
 }
 
@@ -117,17 +167,17 @@ TEST_CASE("--verdict where a directory was planted is refused before anything ru
     check_nothing_left(sb);
 }
 
-TEST_CASE("--pid-file in a directory another user owns is refused before the container exists",
+TEST_CASE("--pid-file in a directory others can write is refused before the container exists",
           "[integration][caller-paths]") {
     Sandbox sb;
     let_others_in(sb);
-    const std::string theirs = directory(sb, "theirs", 0755, other);
+    const std::string theirs = directory(sb, "theirs", 0757, other);
     Bundle b = with_args(sb, {"/probe", "sleep", "60"});
     const std::string id = sb.id("pidfile");
     Output out = sb.create(b, id, {"--pid-file", theirs + "/init.pid"});
     INFO(out.describe());
     CHECK(out.exit_code == 1);
-    CHECK_THAT(out.err, Contains("--pid-file " + theirs + "/init.pid") && Contains("is owned by uid 4242"));
+    CHECK_THAT(out.err, Contains("--pid-file " + theirs + "/init.pid") && Contains("is writable by every user"));
     CHECK(sb.husk({"state", id}).exit_code == 1);
     check_nothing_left(sb);
 }

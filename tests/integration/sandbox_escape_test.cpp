@@ -97,6 +97,18 @@ TEST_CASE("sandbox escape: a --verdict or --log inside a --bind-rw directory is 
     INFO(logged.describe());
     CHECK(logged.exit_code == 2);
     CHECK_THAT(logged.err, Contains("--log " + out + "/husk.log") && Contains(out + " is writable by every user"));
+    // A directory that one other user alone owns passes that rule as the file's own directory (podman's
+    // userdata with --uidmap); the sandbox's own check refuses it when it is bound writable.
+    const std::string theirs = sb.dir() + "/theirs";
+    REQUIRE(::mkdir(theirs.c_str(), 0700) == 0);
+    REQUIRE(::chown(theirs.c_str(), 100000, 100000) == 0);
+    Output owned = sb.husk({"--log", theirs + "/husk.log", "sandbox", "--id", sb.id("owned-rw"), "--bind-rw",
+                            theirs + ":/out", "--verdict", theirs + "/v.json", "--", "sh", "-c", "echo ran"});
+    INFO(owned.describe());
+    CHECK(owned.exit_code == 2);
+    CHECK(owned.out.empty());
+    CHECK_THAT(owned.err, Contains("is in --bind-rw " + theirs));
+    CHECK(::access((theirs + "/v.json").c_str(), F_OK) != 0);
     check_gone(sb);
 }
 
