@@ -64,7 +64,6 @@ TEST_CASE("a caller's file in directories only root writes is opened, absent or 
 TEST_CASE("a directory another user can write is refused, naming it", "[base]") {
     Tree t;
     std::string theirs = t.dir("theirs", 0755, other);
-    CHECK_THAT(t.message(theirs + "/v.json"), Contains(theirs + " is owned by uid 4242"));
     std::string open = t.dir("open", 0777);
     CHECK_THAT(t.message(open + "/v.json"), Contains(open + " is writable by every user"));
     std::string group = t.dir("group", 0775);
@@ -74,6 +73,23 @@ TEST_CASE("a directory another user can write is refused, naming it", "[base]") 
     std::string deep = theirs + "/safe";
     REQUIRE(::mkdir(deep.c_str(), 0755) == 0);
     CHECK_THAT(t.message(deep + "/v.json"), Contains(theirs + " is owned by uid 4242"));
+}
+
+TEST_CASE("the file's own directory may be another user's alone, and the file there has a single name", "[base]") {
+    Tree t;
+    std::string theirs = t.dir("theirs", 0700, other);
+    auto absent = open_caller_file(theirs + "/v.json", "--verdict");
+    REQUIRE(absent);
+    CHECK(absent->foreign_directory);
+    REQUIRE(husk::append_caller_file(theirs + "/log", "--log", "one\n"));
+    CHECK(husk::read_file(theirs + "/log").value() == "one\n");
+    std::string safe = t.dir("safe", 0755);
+    husk::write_file_atomic(husk::open_fd(safe, O_RDONLY | O_DIRECTORY).value().get(), "secret", "root's\n");
+    REQUIRE(::link((safe + "/secret").c_str(), (theirs + "/linked").c_str()) == 0);
+    CHECK_THAT(t.message(theirs + "/linked"), Contains("has 2 names in a directory of another user's"));
+    CHECK_FALSE(husk::append_caller_file(theirs + "/linked", "--log", "steered\n"));
+    CHECK(husk::read_file(safe + "/secret").value() == "root's\n");
+    CHECK_FALSE(open_caller_file(safe + "/v.json", "--verdict")->foreign_directory);
 }
 
 TEST_CASE("in a sticky directory only root's or the caller's entries are followed or replaced", "[base]") {
