@@ -59,7 +59,8 @@ done | sort -u | while read -r lib; do
     echo "$lib"
     real=$(readlink -f "$lib")
     [ "$real" = "$lib" ] || echo "$real"
-done >> "$work/files"
+done > "$work/libraries"
+cat "$work/libraries" >> "$work/files"
 # Paths relative to /, each entry alone (no recursion), symlinks kept as symlinks (their targets are
 # listed too). Debian's /lib is a symlink to usr/lib, as in the guest: entries go through usr/lib, so
 # that unpacking never has to follow a symlink.

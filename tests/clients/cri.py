@@ -25,11 +25,19 @@ crictl, which Debian 12 does not package. One call per command, output as plain 
 
 A failed RPC prints its status code and details on stderr and exits 2.
 
+    cri.py serve REQUESTS RESPONSES  one command after the other, from the FIFO REQUESTS: a line of
+                                     arguments, each ended by \x1f; to the FIFO RESPONSES: the
+                                     command's output, a line each, "O TEXT" (stdout) or "E TEXT"
+                                     (stderr), then "S STATUS". Under TCG each start of the interpreter
+                                     and of grpc costs over a second; cri.sh starts it once.
+
 Runs on Debian's python3 with python3-grpcio, and with stubs that tests/clients/cri-prepare.sh generates
 from cri.proto with python3-grpc-tools. In the guest python runs with -S (no site), so Debian's
 dist-packages is added here.
 """
 import argparse
+import contextlib
+import io
 import json
 import os
 import sys
@@ -115,6 +123,8 @@ def create(stubs, args):
         namespace_options=api.NamespaceOption(
             network=api.NODE, ipc=api.POD, pid=api.POD if args.pid_mode == "pod" else api.CONTAINER),
         readonly_rootfs=args.read_only)
+    # RuntimeDefault is the enum's 0, which proto3 does not send: the message must be marked present itself.
+    security.seccomp.SetInParent()
     if args.seccomp == "runtime-default":
         security.seccomp.profile_type = api.SecurityProfile.RuntimeDefault
     else:
@@ -154,10 +164,8 @@ def exec_sync(stubs, args):
     response = stubs.runtime.ExecSync(
         api.ExecSyncRequest(container_id=args.id, cmd=args.command, timeout=args.timeout),
         timeout=TIMEOUT + args.timeout)
-    sys.stdout.buffer.write(response.stdout)
-    sys.stdout.flush()
-    sys.stderr.buffer.write(response.stderr)
-    sys.stderr.flush()
+    sys.stdout.write(response.stdout.decode("utf-8", "replace"))
+    sys.stderr.write(response.stderr.decode("utf-8", "replace"))
     return response.exit_code
 
 
@@ -276,7 +284,30 @@ def call(stubs, args):
     return 0
 
 
+def serve(requests, responses):
+    # O_RDWR: the FIFO never reports EOF between two writers; the responses end is opened once.
+    with open(requests, "r+b", buffering=0) as incoming, open(responses, "wb", buffering=0) as outgoing:
+        for line in iter(incoming.readline, b""):
+            argv = line.rstrip(b"\n").decode().split("\x1f")[:-1]
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                try:
+                    status = main(argv)
+                except SystemExit as e:  # argparse's errors
+                    status = e.code if isinstance(e.code, int) else 2
+                except Exception as e:  # noqa: BLE001 -- one bad command must not end the others
+                    print(f"cri.py: {type(e).__name__}: {e}", file=sys.stderr)
+                    status = 2
+            reply = [f"O {text}" for text in out.getvalue().splitlines()]
+            reply += [f"E {text}" for text in err.getvalue().splitlines()]
+            reply.append(f"S {status or 0}")
+            outgoing.write(("\n".join(reply) + "\n").encode())
+
+
 def main(argv):
+    if argv[:1] == ["serve"] and len(argv) == 3:
+        serve(argv[1], argv[2])
+        return 0
     args = parser().parse_args(argv)
     with grpc.insecure_channel(args.address) as channel:
         try:

@@ -26,9 +26,8 @@ busybox=localhost/busybox:latest
 # Debian's python3 with grpcio and the stubs, at the host's paths (cri-prepare.sh).
 if ! tar -xf python.tar -C /; then echo "cri.sh: cannot unpack python.tar"; exit 1; fi
 rm python.tar
-cri() { timeout 180 /usr/bin/python3.11 -S ./cri.py "$@"; }
-
 mkdir -p $C/logs
+
 # The CRI plugin copies the host's resolv.conf into a host-network pod; the guest has none.
 [ -e /etc/resolv.conf ] || : > /etc/resolv.conf
 cat > $C/config.toml <<EOF
@@ -70,6 +69,36 @@ EOF
 
 containerd --config $C/config.toml > $C/containerd.log 2>&1 &
 containerd_pid=$!
+
+# The client runs once (`cri.py serve`): under TCG each start of the interpreter and grpc costs over a
+# second, and a row makes several calls. A call writes its arguments, each ended by \037, as one line to
+# one FIFO and reads the reply from the other: "O TEXT" lines (stdout), "E TEXT" (stderr), "S STATUS".
+# Every RPC has its own deadline (cri.py); a reply that never comes fails the call after 300 s.
+mkfifo $C/cri.requests $C/cri.responses
+/usr/bin/python3.11 -S ./cri.py serve $C/cri.requests $C/cri.responses &
+client_pid=$!
+# Read and write: opening it does not wait for the client, and the client's open does not wait for us.
+# After containerd started: it need not inherit the FIFO.
+exec 8<> $C/cri.responses
+unit_separator=$(printf '\037')
+cri() {
+    for arg in "$@"; do
+        case $arg in *"$unit_separator"*|*"
+"*) echo "cri: an argument holds a newline or the unit separator: $arg" >&2; return 2 ;; esac
+    done
+    { printf '%s\037' "$@"; echo; } > $C/cri.requests
+    # shellcheck disable=SC3045  # busybox ash's read has -t
+    while IFS= read -r -t 300 reply <&8; do
+        case $reply in
+            "O "*) printf '%s\n' "${reply#O }" ;;
+            "E "*) printf '%s\n' "${reply#E }" >&2 ;;
+            "S "*) return "${reply#S }" ;;
+        esac
+    done
+    echo "cri: no reply from the client (cri.py serve) within 300 s" >&2
+    return 2
+}
+
 i=0
 until cri ready > /dev/null 2>&1; do
     i=$((i + 1))
@@ -236,14 +265,9 @@ stop_remove_pod() {
 # Whatever a runtime leaves behind: pods, containers, cgroups, shim or runtime processes, state, mounts.
 nothing_left() {
     left=$(cri pods; cri ctrs; ls -d /sys/fs/cgroup/kubepods/*/ 2>/dev/null; grep -E " $C/(state|root)/" /proc/mounts
-        [ ! -d "$(state_root)" ] || find "$(state_root)" -mindepth 1 -maxdepth 1)
-    for d in /proc/[0-9]*; do
-        case $(tr '\0' ' ' 2>/dev/null < "$d/cmdline") in
-            /usr/local/bin/containerd-shim*|/usr/local/bin/husk*|runc*|/usr/local/bin/runc*|/catatonit*|sleep\ 1000*)
-                left="$left
-process ${d#/proc/}: $(tr '\0' ' ' < "$d/cmdline")" ;;
-        esac
-    done
+        [ ! -d "$(state_root)" ] || find "$(state_root)" -mindepth 1 -maxdepth 1
+        processes_matching '/usr/local/bin/containerd-shim*' '/usr/local/bin/husk*' 'runc*' '/usr/local/bin/runc*' \
+            '/catatonit*' 'sleep 1000*')
     [ -z "$left" ] || { echo "left behind: $left"; return 1; }
 }
 
@@ -267,5 +291,5 @@ done
 
 status=0
 report || status=1
-kill "$containerd_pid"
+kill "$client_pid" "$containerd_pid"
 exit "$status"
