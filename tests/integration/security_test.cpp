@@ -49,7 +49,8 @@ TEST_CASE("an AppArmor profile the host cannot apply fails create, naming the fi
     CHECK(refused.exit_code != 0);
     CHECK_THAT(refused.err, Contains("process.apparmorProfile \"husk-test-no-such-profile\""));
     if (apparmor_on())
-        CHECK_THAT(refused.err, Contains("No such file or directory"));
+        CHECK_THAT(refused.err,
+                   Contains("apparmor: process.apparmorProfile \"husk-test-no-such-profile\": no such file"));
     else
         CHECK_THAT(refused.err, Contains("AppArmor is not enabled on this host"));
     b.config["process"]["apparmorProfile"] = "unconfined";
