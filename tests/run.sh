@@ -1,7 +1,8 @@
 #!/bin/sh
 # README's test command: installs what is needed, builds, and runs every test suite (docs/testing.md):
 #   build/       (release) unit, integration, vm (cgroup v2 enforcement in qemu, docs/vm-harness.md), clients
-#                (containerd and podman driving husk and runc in that VM), python, completion and install
+#                (containerd, podman, Docker and the CRI plugin driving husk and runc in that VM), python,
+#                completion and install
 #   build-asan/  unit and integration again under ASan+UBSan, then each fuzz target for a minute
 # Run as root from anywhere: tests/run.sh. Every suite runs; the exit status is non-zero if any failed.
 #
@@ -19,7 +20,8 @@ elapsed() { echo "$(($(date +%s) - started)) s"; }
 "$top/tests/install-deps.sh" --tests
 # The VM suite checks cgroup v2 enforcement in qemu: it needs its kernel.
 "$top/tests/vm/install-deps.sh"
-# The clients suite drives containerd and podman in that VM (tests/clients/): their packages.
+# The clients suite drives containerd, podman, Docker and the CRI plugin in that VM (tests/clients/): their
+# packages.
 "$top/tests/clients/install-deps.sh"
 
 # configure DIR OPTION...: configures DIR (again, when it exists) with the options.

@@ -30,7 +30,7 @@ po::options_description exec_options() {
         ("ignore-paused", "exec into a paused container (the process runs when it is resumed)")
         ("cgroup", po::value<std::string>()->default_value(""), "a sub-cgroup of the container's to run in")
         ("process-label", po::value<std::string>()->default_value(""), "refused when set: husk has no SELinux support")
-        ("apparmor", po::value<std::string>()->default_value(""), "refused when set: husk has no AppArmor support");
+        ("apparmor", po::value<std::string>()->default_value(""), "the AppArmor profile of the process (refused where AppArmor is off)");
     return options;
 }
 

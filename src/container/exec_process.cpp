@@ -37,7 +37,6 @@ Result<void> validate_process(const spec::Process& process) {
     if (process.cwd.empty()) return fail_msg("cwd property must not be empty");
     if (process.cwd[0] != '/') return fail_msg("cwd must be an absolute path");
     if (!process.selinux_label.empty()) return fail_msg("process.selinuxLabel: husk has no SELinux support");
-    if (!process.apparmor_profile.empty()) return fail_msg("process.apparmorProfile: husk has no AppArmor support");
     return {};
 }
 
@@ -45,10 +44,10 @@ Result<void> validate_process(const spec::Process& process) {
 
 Result<spec::Process> exec_process(const spec::Process& configured, const ExecOptions& options) {
     if (!options.process_label.empty()) return fail_msg("--process-label: husk has no SELinux support");
-    if (!options.apparmor.empty()) return fail_msg("--apparmor: husk has no AppArmor support");
     if (options.process) {
         spec::Process process = *options.process;
         process.terminal = process.terminal || options.tty;
+        if (!options.apparmor.empty()) process.apparmor_profile = options.apparmor;
         TRY(validate_process(process));
         return process;
     }
@@ -73,6 +72,8 @@ Result<spec::Process> exec_process(const spec::Process& configured, const ExecOp
         if (colon != std::string_view::npos) process.user.gid = TRY(parse_id(user.substr(colon + 1), "gid"));
     }
     if (options.additional_gids) process.user.additional_gids = *options.additional_gids;
+    // runc's --apparmor: the profile of this process (the apparmor module refuses one the host cannot apply).
+    if (!options.apparmor.empty()) process.apparmor_profile = options.apparmor;
     TRY(validate_process(process));
     return process;
 }

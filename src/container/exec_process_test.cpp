@@ -74,9 +74,6 @@ TEST_CASE("exec refuses what runc refuses", "[container][exec]") {
     options.cwd = "relative";
     CHECK(message(exec_process(configured(), options)) == "cwd must be an absolute path");
     options.cwd.clear();
-    options.apparmor = "profile";
-    CHECK_THAT(message(exec_process(configured(), options)), Catch::Matchers::Contains("--apparmor"));
-    options.apparmor.clear();
     options.process_label = "label";
     CHECK_THAT(message(exec_process(configured(), options)), Catch::Matchers::Contains("--process-label"));
 }
@@ -107,4 +104,22 @@ TEST_CASE("a terminal goes to the console socket, or is relayed in the foregroun
     CHECK(terminal_route(true, false, "/run/sock") == TerminalRoute::socket);
     CHECK(terminal_route(true, false, "") == TerminalRoute::relay);
     CHECK(message(terminal_route(true, true, "")) == "cannot allocate tty if husk will detach without setting console socket");
+}
+
+TEST_CASE("exec --apparmor names the process's AppArmor profile, also over --process's", "[container][exec]") {
+    husk::spec::Process with_profile = configured();
+    with_profile.apparmor_profile = "docker-default";
+    ExecOptions options;
+    options.args = {"true"};
+    auto inherited = exec_process(with_profile, options);
+    REQUIRE(inherited);
+    CHECK(inherited->apparmor_profile == "docker-default");
+    options.apparmor = "other";
+    auto flag = exec_process(with_profile, options);
+    REQUIRE(flag);
+    CHECK(flag->apparmor_profile == "other");
+    options.process = with_profile;
+    auto given = exec_process(configured(), options);
+    REQUIRE(given);
+    CHECK(given->apparmor_profile == "other");
 }

@@ -96,7 +96,7 @@ std::string features_json() {
     w.end_object();
     seccomp_features(w);
     landlock_features(w);
-    w.key("apparmor").begin_object().key("enabled").boolean(false).end_object();
+    w.key("apparmor").begin_object().key("enabled").boolean(true).end_object();
     w.key("selinux").begin_object().key("enabled").boolean(false).end_object();
     w.key("intelRdt").begin_object().key("enabled").boolean(false).end_object();
     w.key("mountExtensions").begin_object().key("idmap").begin_object().key("enabled").boolean(false).end_object().end_object();

@@ -129,9 +129,11 @@ Error exec_husk_init(const ContainerPlan& plan) noexcept {
     const HookStates states = receive_hook_states(sync, buffers);
     step(sync, "createContainer hook",
          hooks::apply_child_hooks(plan.create_container_hooks, states.creating, states.creating_length));
-    // 6. pivot_root (or MS_MOVE + chroot with --no-pivot). Before it, our status file in the host's /proc
-    //    (the container may mount none), read at the end for the verified posture.
+    // 6. pivot_root (or MS_MOVE + chroot with --no-pivot). Before it, while the host's /proc is ours (the container
+    //    may mount none): our status file, read at the end for the verified posture, and the AppArmor profile the
+    //    kernel puts us under at execve (apparmor(7), as runc: the hooks above ran outside it).
     const int status_fd = steps::open_own_status(sync);
+    step(sync, "apparmor", apparmor::apply_apparmor(plan.confinement.apparmor));
     step(sync, "pivot root", mnt::apply_pivot(plan.rootfs));
     trace::mark("init: pivot_root", traced);
     // 7. The console comes after the user's mounts and before the rootfs is made read-only.

@@ -79,6 +79,7 @@ Result<Confinement> prepare_confinement(const spec::Spec& spec, bool seccomp_ski
         out.seccomp = TRY(seccomp::prepare_seccomp(*spec.linux->seccomp, seccomp_options));
     }
     if (process.landlock) out.landlock = TRY(landlock::prepare_landlock(*process.landlock, TRY(landlock::probe_abi())));
+    out.apparmor = TRY(apparmor::prepare_apparmor(process.apparmor_profile));
     out.expected.seccomp = out.seccomp.has_value();
     out.expected.no_new_privs = process.no_new_privileges;
     out.expected.landlock = out.landlock.enforce;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "apparmor/apparmor.hpp"
 #include "caps/credentials.hpp"
 #include "husk/unique_fd.hpp"
 #include "hooks/hooks.hpp"
@@ -35,9 +36,10 @@ struct PlanOptions {
 };
 
 // The security steps both recipes share (docs/security.md, "Order in the container's init"): linux.seccomp compiled,
-// process.landlock against the kernel's ABI, and the posture the process must then report.
+// process.landlock against the kernel's ABI, process.apparmorProfile, and the posture the process must then report.
 struct Confinement {
     landlock::LandlockPlan landlock;
+    apparmor::AppArmorPlan apparmor;
     std::optional<seccomp::SeccompPlan> seccomp;
     ExpectedPosture expected;
 };

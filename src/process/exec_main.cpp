@@ -58,12 +58,13 @@ void wait_for_go(int sync) noexcept {
 }  // namespace
 
 [[noreturn]] void exec_main(const ExecProcessPlan& plan, int sync, int parent_end) noexcept {
-    // 0. Not dumpable before anything else, then close every fd of the parent's we do not need, then our own
-    //    status file in the host's /proc, read at the end for the verified posture (the container may mount no
-    //    /proc, or mask it).
+    // 0. Not dumpable before anything else, then close every fd of the parent's we do not need, then, in the host's
+    //    /proc (the container may mount no /proc, or mask it): our own status file, read at the end for the verified
+    //    posture, and the AppArmor profile the kernel puts us under at execve (apparmor(7)).
     step(sync, "dumpable", make_undumpable());
     step(sync, "fds", close_parent_fds(plan, sync, parent_end));
     const int status_fd = steps::open_own_status(sync);
+    step(sync, "apparmor", apparmor::apply_apparmor(plan.confinement.apparmor));
     // 1. init's namespaces, all at once through its pidfd (setns(2): user first), only those that differ
     //    from ours. Our pid and time namespaces were chosen by the parent at clone3.
     step(sync, "namespaces", ns::apply_init_namespaces(plan.namespaces, plan.init_pidfd));

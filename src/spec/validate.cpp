@@ -45,13 +45,12 @@ Result<void> check_unsupported(const std::vector<std::string>& unsupported) {
                     (unsupported.size() == 1 ? "this" : "these") + " yet)");
 }
 
-// husk has no LSM support; ignoring a requested label would run the container less confined.
+// husk has no SELinux support; ignoring a requested label would run the container less confined. (AppArmor
+// profiles are applied: apparmor/apparmor.hpp.)
 Result<void> check_lsm(const Spec& spec) {
     auto refuse = [](const std::string& field, const std::string& value, const char* lsm) {
         return fail_msg(field + ": husk has no " + lsm + " support (got " + quoted(value) + ")");
     };
-    if (spec.process && !spec.process->apparmor_profile.empty())
-        return refuse("process.apparmorProfile", spec.process->apparmor_profile, "AppArmor");
     if (spec.process && !spec.process->selinux_label.empty())
         return refuse("process.selinuxLabel", spec.process->selinux_label, "SELinux");
     if (spec.linux && !spec.linux->mount_label.empty())

@@ -6,6 +6,7 @@
 #   report                        prints the table "row | runc | husk"; returns 1 iff a husk row failed.
 #   watch_memory                  samples the guest's MemAvailable every half second; report then prints
 #                                 the lowest, to size run-in-vm.sh --memory.
+#   processes_matching PATTERN... the processes whose command lines match (what a suite left running)
 # A failing runc row does not fail the suite, but it is never dropped either: the table shows it as
 # "FAIL (noted)" and its output was printed when it ran, since a husk verdict means little where the
 # reference fails too.
@@ -66,6 +67,18 @@ report() {
             }
             exit husk_failed
         }' "$clients_rows"
+}
+
+# processes_matching PATTERN...: "process PID: COMMAND LINE" for each process whose command line (its
+# arguments joined by spaces) matches one of the glob PATTERNs; for the rows that check nothing is left.
+processes_matching() {
+    for proc_dir in /proc/[0-9]*; do
+        cmdline=$(tr '\0' ' ' 2>/dev/null < "$proc_dir/cmdline") || continue
+        for pattern in "$@"; do
+            # shellcheck disable=SC2254  # the pattern is a glob
+            case $cmdline in $pattern) echo "process ${proc_dir#/proc/}: $cmdline"; break ;; esac
+        done
+    done
 }
 
 # Assertion helpers for the rows' commands: each prints what it saw when it fails.

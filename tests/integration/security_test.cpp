@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <fstream>
+#include <string>
 
 #include "harness.hpp"
 #include "monitor_support.hpp"
@@ -25,7 +27,38 @@ Json deny_mknod(const std::string& action, int errno_ret = -1) {
 
 const std::vector<std::string> mknod_probe = {"/probe", "mknod", "/tmp/node", "c", "1", "3"};
 
+// Whether the kernel has AppArmor on (apparmor(7)); off, or not built in, on the development host.
+bool apparmor_on() {
+    std::ifstream enabled("/sys/module/apparmor/parameters/enabled");
+    std::string value;
+    return std::getline(enabled, value) && value.starts_with("Y");
+}
+
 }  // namespace
+
+// Docker sends "apparmorProfile": "docker-default" wherever AppArmor is on. A profile husk cannot put the
+// process under must fail create, never run it unconfined: off, the host cannot apply any; on, the kernel
+// has no profile of that name loaded. "unconfined" asks for no confinement and runs either way.
+TEST_CASE("an AppArmor profile the host cannot apply fails create, naming the field; unconfined runs",
+          "[integration][apparmor]") {
+    Sandbox sb;
+    Bundle b = with_args(sb, {"/probe", "report"});
+    b.config["process"]["apparmorProfile"] = "husk-test-no-such-profile";
+    Output refused = sb.run(b, sb.id("profile"));
+    INFO(refused.describe());
+    CHECK(refused.exit_code != 0);
+    CHECK_THAT(refused.err, Contains("process.apparmorProfile \"husk-test-no-such-profile\""));
+    if (apparmor_on())
+        CHECK_THAT(refused.err,
+                   Contains("apparmor: process.apparmorProfile \"husk-test-no-such-profile\": no such file"));
+    else
+        CHECK_THAT(refused.err, Contains("AppArmor is not enabled on this host"));
+    b.config["process"]["apparmorProfile"] = "unconfined";
+    Output unconfined = sb.run(b, sb.id("unconfined"));
+    INFO(unconfined.describe());
+    CHECK(unconfined.exit_code == 0);
+    check_nothing_left(sb);
+}
 
 TEST_CASE("a seccomp errno rule fails the call inside the container with that errno, and state shows the filter",
           "[integration][seccomp]") {
