@@ -194,8 +194,7 @@ int verb_sandbox(const Globals& globals, const Args& args) {
         run.verdict.path.clear();
         return refuse(outside.error().message());
     }
-    auto config = sandbox_config_json(globals.runtime, std::move(*settings),
-                                      {{"--verdict", run.verdict.path}, {"--log", globals.log_file}});
+    auto config = sandbox_config_json(globals.runtime, std::move(*settings), {{"--log", globals.log_file}});
     if (!config) return refuse(config.error().message());
     if (vm.count("print-config")) {
         std::fputs(config->c_str(), stdout);
