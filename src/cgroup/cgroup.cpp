@@ -106,6 +106,12 @@ private:
 
 }  // namespace
 
+std::string no_cgroup_reason(Manager manager) {
+    if (manager == Manager::undelegated)
+        return "husk runs without root and found no delegated cgroup v2 subtree to use (docs/rootless.md)";
+    return "the cgroup manager is disabled";
+}
+
 Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, const spec::HuskSettings& husk,
                                   std::string_view container_id, Manager manager) {
     static const spec::Resources no_resources;
@@ -119,15 +125,15 @@ Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, const spec::HuskSettin
                                         husk.net_ops_kill.value_or(false) ? BudgetEvents::ring : BudgetEvents::none));
     if (!plan.net.empty()) {
         if (spec.process) TRY(check_net_policy_capabilities(*spec.process, "process"));
-        if (manager == Manager::disabled)
+        if (plan.disabled())
             return fail_msg("run.husk.net-allow / run.husk.net-ops: the network policy is enforced on the container's "
-                            "cgroup, but the cgroup manager is disabled");
+                            "cgroup, but " + no_cgroup_reason(manager));
     }
-    if (manager == Manager::disabled) {
+    if (plan.disabled()) {
         if (!resources.devices.empty())
-            return fail_msg("linux.resources.devices: the device allow-list needs a cgroup, but the cgroup "
-                            "manager is disabled");
-        TRY(check_no_resource_requests(requests));
+            return fail_msg("linux.resources.devices: the device allow-list needs a cgroup, but " +
+                            no_cgroup_reason(manager));
+        TRY(check_no_resource_requests(requests, no_cgroup_reason(manager)));
         return plan;
     }
 
@@ -153,7 +159,7 @@ Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, const spec::HuskSettin
 }
 
 Result<Cgroup> create_cgroup(const CgroupPlan& plan) {
-    if (plan.disabled()) return fail_msg("create cgroup: the cgroup manager is disabled");
+    if (plan.disabled()) return fail_msg("create cgroup: " + no_cgroup_reason(plan.manager));
     const CgroupLocation& location = plan.location;
     TRY(validate_cgroup_path(location.path));
     UniqueFd root = TRY(open_v2_root(location.mount));

@@ -24,8 +24,13 @@
 namespace husk::cgroup {
 
 // --cgroup-manager: cgroupfs writes the v2 hierarchy directly; disabled runs the container in the caller's
-// cgroup and refuses every linux.resources entry (nothing could enforce it).
-enum class Manager { cgroupfs, disabled };
+// cgroup and refuses every linux.resources entry (nothing could enforce it). undelegated is the same for husk
+// without root that found no delegated cgroup v2 subtree to use (docs/rootless.md).
+enum class Manager { cgroupfs, disabled, undelegated };
+
+// Why a container has no cgroup under `manager` (not cgroupfs), for the error of whatever needs one:
+// "the cgroup manager is disabled".
+std::string no_cgroup_reason(Manager manager);
 
 // What create_cgroup needs, computed in the parent before anything is created.
 struct CgroupPlan {
@@ -44,7 +49,7 @@ struct CgroupPlan {
     // The container's cgroup is below a shared parent whose limits create_cgroup writes (shared_parent.hpp).
     std::optional<SharedParent> shared_parent;
 
-    bool disabled() const noexcept { return manager == Manager::disabled; }
+    bool disabled() const noexcept { return manager != Manager::cgroupfs; }
 };
 
 // Validates linux.cgroupsPath and linux.resources, finds the v2 mount and compiles the device program.

@@ -28,8 +28,11 @@
 namespace husk::container {
 namespace {
 
-cgroup::Manager manager_of(CgroupManager manager) {
-    return manager == CgroupManager::disabled ? cgroup::Manager::disabled : cgroup::Manager::cgroupfs;
+// Without root husk writes no cgroup it was not given (docs/rootless.md): with no delegated subtree, the
+// container has none, and whatever needs one is refused, naming why.
+cgroup::Manager manager_of(const Runtime& runtime) {
+    if (runtime.cgroup_manager == CgroupManager::disabled) return cgroup::Manager::disabled;
+    return runtime.rootless ? cgroup::Manager::undelegated : cgroup::Manager::cgroupfs;
 }
 
 }  // namespace
@@ -107,7 +110,7 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Con
                             "(only husk run in the foreground, without --detach, relays its own terminal)");
         launch.relay_terminal = true;
     }
-    auto cgroup_plan = TRY(cgroup::prepare_cgroup(spec, husk, id.str(), manager_of(runtime.cgroup_manager)));
+    auto cgroup_plan = TRY(cgroup::prepare_cgroup(spec, husk, id.str(), manager_of(runtime)));
     if (launch.tenant)
         TRY(place_tenant_cgroup(*launch.tenant, cgroup_plan, spec.linux ? spec.linux->cgroups_path : std::string(),
                                 id.str()));
@@ -118,7 +121,7 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Con
     launch.plan = TRY(process::prepare_container(
         spec, process::PlanOptions{launch.bundle.rootfs, launch.bundle.dir, options.no_pivot, options.preserve_fds,
                                    husk.seccomp_skip_unknown.value_or(false), husk.init.value_or(false),
-                                   husk.root_tmpfs.value_or(false), cgroup2_mount}));
+                                   husk.root_tmpfs.value_or(false), cgroup2_mount, runtime.rootless}));
     warn_ambient_dropped(launch.plan.credentials, options.warn);
     launch.buffers = std::make_unique<process::ChildBuffers>();
     trace::mark("plans prepared");
@@ -161,7 +164,9 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Con
     launch.exec_fifo = TRY(open_fd_at(launch.dir->fd(), state::StateDir::exec_fifo, O_RDWR));
     if (!cgroup_plan.disabled()) launch.cgroup.emplace(TRY(cgroup::create_cgroup(cgroup_plan)));
     trace::mark("cgroup");
-    if (auto checked = monitor::check_limits(launch.policy, launch.cgroup ? &*launch.cgroup : nullptr); !checked) {
+    if (auto checked = monitor::check_limits(launch.policy, launch.cgroup ? &*launch.cgroup : nullptr,
+                                             cgroup::no_cgroup_reason(manager_of(runtime)));
+        !checked) {
         // A tenant's CPU ceiling gives every run a CPU budget: say where it came from (fail closed: a charge
         // that cannot be measured is not taken on trust).
         if (launch.tenant && launch.tenant->budgets.cpu_usec)
