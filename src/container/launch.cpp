@@ -17,6 +17,7 @@
 #include "base/fs.hpp"
 #include "base/procfs.hpp"
 #include "hooks/hooks.hpp"
+#include "base/subordinate_ids.hpp"
 #include "base/time.hpp"
 #include "base/trace.hpp"
 #include "container/observe.hpp"
@@ -135,7 +136,9 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Con
     r.bundle = launch.bundle.dir;
     r.rootfs = launch.bundle.rootfs;
     r.created = now_rfc3339_nano();
-    r.owner = "root";
+    // The creating user's name as /etc/passwd has it (runc's OWNER column), its uid where it has none.
+    const std::string owner = local_user(::geteuid()).name;
+    r.owner = owner.empty() ? std::to_string(::geteuid()) : owner;
     r.annotations = spec.annotations;  // the effective config's, for the OCI state `husk state` prints
     r.boot_id = TRY(state::read_boot_id());
     r.creator_pid = ::getpid();

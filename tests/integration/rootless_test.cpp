@@ -242,3 +242,54 @@ TEST_CASE("rootless: one user cannot reach another's containers", "[integration]
     check_user_left_nothing(sb, owner);
     check_user_left_nothing(other_sb, other);
 }
+
+TEST_CASE("rootless: a bundle's lifecycle and husk exec as an unprivileged user", "[integration][rootless]") {
+    Sandbox sb;
+    TestUser user(sb, TestUser::Subids::none);
+    Bundle bundle = sb.bundle();
+    // What `runc spec --rootless` changes: a user namespace mapping the caller as root, no linux.resources, no
+    // gid=5 for devpts (not mapped), no cgroup mount.
+    Json& linux = bundle.config["linux"];
+    linux.erase("resources");
+    linux["namespaces"].push_back(Json::object({{"type", "user"}}));
+    linux["uidMappings"] = Json::array({Json::object({{"containerID", 0}, {"hostID", user.uid()}, {"size", 1}})});
+    linux["gidMappings"] = Json::array({Json::object({{"containerID", 0}, {"hostID", user.gid()}, {"size", 1}})});
+    Json mounts = Json::array();
+    for (const Json& mount : bundle.config["mounts"].items()) {
+        if (mount["destination"].str() == "/sys/fs/cgroup") continue;
+        Json kept = mount;
+        if (kept.contains("options")) {
+            Json options = Json::array();
+            for (const Json& option : mount["options"].items())
+                if (option.str() != "gid=5") options.push_back(option);
+            kept["options"] = options;
+        }
+        mounts.push_back(kept);
+    }
+    bundle.config["mounts"] = mounts;
+    bundle.config["process"]["args"] = Json::strings({"/probe", "sleep", "300"});
+    bundle.write();
+    const std::string id = sb.id("rl-bundle");
+    Output created = user.husk({"create", "--bundle", bundle.dir, id});
+    INFO(created.describe());
+    REQUIRE(created.exit_code == 0);
+    CHECK(user.husk({"start", id}).exit_code == 0);
+    Json state = Json::parse(user.husk({"state", id}).out);
+    CHECK(state["status"].str() == "running");
+    // husk exec joins the container's namespaces, its user namespace first.
+    Output exec = user.husk({"exec", id, "/probe", "report"});
+    INFO(exec.describe());
+    REQUIRE(exec.exit_code == 0);
+    Json report = last_json_line(exec.out);
+    CHECK(report["uid"].num() == 0);
+    Output killed = user.husk({"kill", id, "KILL"});
+    CHECK(killed.exit_code == 0);
+    Json stopped = Json::parse(user.husk({"state", id}).out);
+    for (int i = 0; i < 100 && stopped["status"].str() != "stopped"; ++i) {
+        std::this_thread::sleep_for(Ms(50));
+        stopped = Json::parse(user.husk({"state", id}).out);
+    }
+    CHECK(stopped["status"].str() == "stopped");
+    CHECK(user.husk({"delete", id}).exit_code == 0);
+    check_user_left_nothing(sb, user);
+}
