@@ -205,6 +205,22 @@ std::optional<std::uint32_t> status_id(const std::string& status, std::string_vi
     return static_cast<std::uint32_t>(std::strtoul(status.c_str() + at + key.size() + 3, nullptr, 10));
 }
 
+// /proc/PID/uid_map's lines ("inside outside count", space-aligned).
+std::vector<state::IdMapLine> parse_id_map(const std::string& text) {
+    std::vector<state::IdMapLine> lines;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        std::size_t end = text.find('\n', at);
+        if (end == std::string::npos) end = text.size();
+        unsigned long inside = 0, outside = 0, count = 0;
+        if (std::sscanf(text.substr(at, end - at).c_str(), "%lu %lu %lu", &inside, &outside, &count) == 3)
+            lines.push_back({static_cast<std::uint32_t>(inside), static_cast<std::uint32_t>(outside),
+                             static_cast<std::uint32_t>(count)});
+        at = end + 1;
+    }
+    return lines;
+}
+
 // Who init is to the host, observed once it is ready (not taken from the config): its real uid and gid,
 // and whether it has a user namespace of its own (its uid_map is not the initial "0 0 4294967295"). What
 // cannot be read is left out rather than guessed.
@@ -221,6 +237,10 @@ void observe_identity(pid_t pid, state::Security& sec) {
         bool initial = fields == 3 && inside == 0 && outside == 0 && count == 4294967295UL &&
                        map->find('\n') == map->size() - 1;
         sec.user_namespace = !initial;
+        if (!initial) {
+            sec.uid_map = parse_id_map(*map);
+            if (auto gids = read_file_at(dir->get(), "gid_map")) sec.gid_map = parse_id_map(*gids);
+        }
     }
 }
 

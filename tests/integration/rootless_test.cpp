@@ -83,6 +83,13 @@ TEST_CASE("rootless: husk sandbox as an unprivileged user, its own ids mapped, h
     CHECK(verdict["exit"]["reason"].str() == "exited");
     CHECK(verdict["security"]["noNewPrivileges"].boolean());
     CHECK(verdict["security"]["seccomp"].str() == "filter");
+    // The map in force, as the verdict records it.
+    const Json& uid_map = verdict["security"]["uidMap"];
+    REQUIRE(uid_map.size() == 1);
+    CHECK(uid_map.at(0)["containerID"].num() == 65534);
+    CHECK(uid_map.at(0)["hostID"].num() == user.uid());
+    CHECK(uid_map.at(0)["size"].num() == 1);
+    CHECK(verdict["security"]["gidMap"].at(0)["hostID"].num() == user.gid());
     // The state root is the user's alone.
     struct stat st {};
     REQUIRE(::stat(user.state_root().c_str(), &st) == 0);
