@@ -300,3 +300,23 @@ TEST_CASE("rootless: a bundle's lifecycle and husk exec as an unprivileged user"
     CHECK(user.husk({"delete", id}).exit_code == 0);
     check_user_left_nothing(sb, user);
 }
+
+TEST_CASE("rootless: the Python module's own tests pass as an unprivileged user", "[integration][rootless]") {
+    Sandbox sb;
+    TestUser user(sb, TestUser::Subids::none);
+    // The source tree holds bundles/build-rootfs.sh (HUSK_TEST_ROOTFS_SCRIPT) and bindings/python beside it.
+    const std::string script = paths().rootfs_script;
+    const std::string source = script.substr(0, script.rfind("/bundles/"));
+    SpawnOptions options;
+    options.timeout = Ms(300000);
+    // Every temporary file below the user's home, which goes with the test.
+    options.env = {"HUSK=" + paths().husk, "HUSK_ROOTFS_SCRIPT=" + script, "PYTHONDONTWRITEBYTECODE=1",
+                   "TMPDIR=" + user.home()};
+    Output pytest = user.run({"/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                              source + "/bindings/python/tests"}, options);
+    INFO(pytest.describe());
+    CHECK(pytest.exit_code == 0);
+    CHECK_THAT(pytest.out, Catch::Contains(" passed"));
+    CHECK_THAT(pytest.out, !Catch::Contains("failed"));
+    check_user_left_nothing(sb, user);
+}
