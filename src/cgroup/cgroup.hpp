@@ -50,14 +50,18 @@ struct CgroupPlan {
     std::optional<SharedParent> shared_parent;
 
     bool disabled() const noexcept { return manager != Manager::cgroupfs; }
+    std::string delegated;  // husk without root: the delegated subtree the cgroup is in (docs/rootless.md)
 };
 
 // Validates linux.cgroupsPath and linux.resources, finds the v2 mount and compiles the device program.
 // A limit whose controller the v2 hierarchy does not offer is an error naming the field and the controller
 // (and, on a hybrid host, that it is bound to cgroup v1); so is a field cgroup v2 cannot honour. `husk` is the
 // spec's run.husk.* annotations as create parsed them (run.husk.oom-group).
+// `delegated` (husk without root, docs/rootless.md): the subtree delegated to the caller
+// (find_own_delegated_subtree); the container's cgroup goes below it, and what needs privileges beyond it (the
+// device program, the network policy's programs) is refused.
 Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, const spec::HuskSettings& husk,
-                                  std::string_view container_id, Manager manager);
+                                  std::string_view container_id, Manager manager, std::string_view delegated = {});
 
 // A created cgroup. Owns a directory fd opened O_RDONLY (CLONE_INTO_CGROUP refuses an O_PATH fd).
 class Cgroup {

@@ -20,6 +20,7 @@
 #include "base/subordinate_ids.hpp"
 #include "base/time.hpp"
 #include "base/trace.hpp"
+#include "cgroup/delegation.hpp"
 #include "container/observe.hpp"
 #include "container/config.hpp"
 #include "spec/validate.hpp"
@@ -29,11 +30,22 @@
 namespace husk::container {
 namespace {
 
-// Without root husk writes no cgroup it was not given (docs/rootless.md): with no delegated subtree, the
-// container has none, and whatever needs one is refused, naming why.
-cgroup::Manager manager_of(const Runtime& runtime) {
-    if (runtime.cgroup_manager == CgroupManager::disabled) return cgroup::Manager::disabled;
-    return runtime.rootless ? cgroup::Manager::undelegated : cgroup::Manager::cgroupfs;
+// Without root husk writes no cgroup it was not given (docs/rootless.md): its containers' cgroups go in the
+// subtree delegated to the caller; with none, the container has no cgroup, and whatever needs one is refused,
+// naming why.
+struct CgroupChoice {
+    cgroup::Manager manager = cgroup::Manager::cgroupfs;
+    std::string delegated;
+};
+
+Result<CgroupChoice> choose_cgroup(const Runtime& runtime) {
+    if (runtime.cgroup_manager == CgroupManager::disabled) return CgroupChoice{cgroup::Manager::disabled, {}};
+    if (!runtime.rootless) return CgroupChoice{};
+    auto mount = cgroup::find_v2_mount();
+    if (!mount) return CgroupChoice{cgroup::Manager::undelegated, {}};
+    std::optional<std::string> delegated = TRY(cgroup::find_own_delegated_subtree(*mount));
+    if (!delegated) return CgroupChoice{cgroup::Manager::undelegated, {}};
+    return CgroupChoice{cgroup::Manager::cgroupfs, *delegated};
 }
 
 }  // namespace
@@ -111,7 +123,8 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Con
                             "(only husk run in the foreground, without --detach, relays its own terminal)");
         launch.relay_terminal = true;
     }
-    auto cgroup_plan = TRY(cgroup::prepare_cgroup(spec, husk, id.str(), manager_of(runtime)));
+    const CgroupChoice cgroup_choice = TRY(choose_cgroup(runtime));
+    auto cgroup_plan = TRY(cgroup::prepare_cgroup(spec, husk, id.str(), cgroup_choice.manager, cgroup_choice.delegated));
     if (launch.tenant)
         TRY(place_tenant_cgroup(*launch.tenant, cgroup_plan, spec.linux ? spec.linux->cgroups_path : std::string(),
                                 id.str()));
@@ -168,7 +181,7 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Con
     if (!cgroup_plan.disabled()) launch.cgroup.emplace(TRY(cgroup::create_cgroup(cgroup_plan)));
     trace::mark("cgroup");
     if (auto checked = monitor::check_limits(launch.policy, launch.cgroup ? &*launch.cgroup : nullptr,
-                                             cgroup::no_cgroup_reason(manager_of(runtime)));
+                                             cgroup::no_cgroup_reason(cgroup_choice.manager));
         !checked) {
         // A tenant's CPU ceiling gives every run a CPU budget: say where it came from (fail closed: a charge
         // that cannot be measured is not taken on trust).

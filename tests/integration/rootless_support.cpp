@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <functional>
+#include <initializer_list>
 #include <string>
 #include <thread>
 
@@ -27,11 +29,31 @@ Output retry_locked(Sandbox& sb, const std::vector<std::string>& argv) {
 
 std::string range(std::uint32_t start) { return std::to_string(start) + "-" + std::to_string(start + 65535); }
 
+// The first of `candidates` that exists: the VM's guest has busybox's tools, and util-linux's setpriv staged in
+// /usr/local/bin (busybox's has no --reuid).
+std::string first_existing(std::initializer_list<const char*> candidates) {
+    for (const char* path : candidates)
+        if (::access(path, X_OK) == 0) return path;
+    return *candidates.begin();
+}
+
 }  // namespace
 
-TestUser::TestUser(Sandbox& sb, Subids subids) : sb_(sb) {
+TestUser::TestUser(Sandbox& sb, Subids subids, Account account) : sb_(sb) {
     // "husk-it.XXXXXX" gives the sandbox's suffix: the name stays unique across parallel tests.
     name_ = "husk-rl-" + to_lower(sb.dir().substr(sb.dir().size() - 6));
+    home_ = sb.dir() + "/" + name_;
+    runtime_dir_ = home_ + "/run";
+    if (account == Account::uid_only) {
+        // Well above Debian's system and user accounts, one per sandbox.
+        uid_ = gid_ = 70000 + static_cast<uid_t>(std::hash<std::string>{}(name_) % 20000);
+        for (const std::string& dir : {home_, runtime_dir_}) {
+            REQUIRE(::mkdir(dir.c_str(), 0700) == 0);
+            REQUIRE(::chown(dir.c_str(), uid_, gid_) == 0);
+        }
+        return;
+    }
+    account_ = true;
     Output added = retry_locked(sb, {"/usr/sbin/useradd", "--system", "--user-group", "--no-create-home",
                                      "--shell", "/usr/sbin/nologin", name_});
     INFO(added.describe());
@@ -48,8 +70,6 @@ TestUser::TestUser(Sandbox& sb, Subids subids) : sb_(sb) {
         INFO(ranges.describe());
         REQUIRE(ranges.exit_code == 0);
     }
-    home_ = sb.dir() + "/" + name_;
-    runtime_dir_ = home_ + "/run";
     for (const std::string& dir : {home_, runtime_dir_}) {
         REQUIRE(::mkdir(dir.c_str(), 0700) == 0);
         REQUIRE(::chown(dir.c_str(), uid_, gid_) == 0);
@@ -63,6 +83,7 @@ TestUser::~TestUser() {
         for (pid_t pid : left) ::kill(pid, SIGKILL);
         std::this_thread::sleep_for(Ms(50));
     }
+    if (!account_) return;
     if (subid_start_ != 0)
         retry_locked(sb_, {"/usr/sbin/usermod", "--del-subuids", range(subid_start_), "--del-subgids",
                            range(subid_start_), name_});
@@ -70,10 +91,13 @@ TestUser::~TestUser() {
 }
 
 std::vector<std::string> TestUser::as_user(const std::vector<std::string>& argv, const SpawnOptions& options) const {
-    std::vector<std::string> out = {"/usr/bin/setpriv", "--reuid", std::to_string(uid_), "--regid",
-                                    std::to_string(gid_), "--clear-groups", "--", "/usr/bin/env", "-i",
-                                    "HOME=" + home_, "XDG_RUNTIME_DIR=" + runtime_dir_,
-                                    "PATH=/usr/local/bin:/usr/bin:/bin", sb_.marker()};
+    std::vector<std::string> out;
+    if (!cgroup_procs_.empty()) out = {"/bin/sh", "-c", "echo $$ > \"$0\" && exec \"$@\"", cgroup_procs_};
+    const std::vector<std::string> as = {
+        first_existing({"/usr/local/bin/setpriv", "/usr/bin/setpriv"}), "--reuid", std::to_string(uid_), "--regid",
+        std::to_string(gid_), "--clear-groups", "--", first_existing({"/usr/bin/env", "/bin/env"}), "-i",
+        "HOME=" + home_, "XDG_RUNTIME_DIR=" + runtime_dir_, "PATH=/usr/local/bin:/usr/bin:/bin", sb_.marker()};
+    out.insert(out.end(), as.begin(), as.end());
     out.insert(out.end(), options.env.begin(), options.env.end());
     out.insert(out.end(), argv.begin(), argv.end());
     return out;

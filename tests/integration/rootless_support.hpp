@@ -14,10 +14,12 @@ namespace husk::test {
 class TestUser {
 public:
     enum class Subids { none, range };
-    // A system account (useradd gives it no subordinate ids of its own) named after the sandbox; with
-    // Subids::range, uids and gids [subid_start, +65536) in /etc/subuid and /etc/subgid. Its home is a 0700
+    // useradd: a system account (useradd gives it no subordinate ids of its own) named after the sandbox.
+    // uid_only: no account, a uid no account has (the VM's guest has no useradd); no subordinate ids then.
+    enum class Account { useradd, uid_only };
+    // With Subids::range, uids and gids [subid_start, +65536) in /etc/subuid and /etc/subgid. Its home is a 0700
     // directory in the sandbox, $XDG_RUNTIME_DIR another inside it.
-    TestUser(Sandbox& sb, Subids subids);
+    TestUser(Sandbox& sb, Subids subids, Account account = Account::useradd);
     ~TestUser();  // every process of the uid killed (it exists for this test alone), the account removed
     TestUser(const TestUser&) = delete;
     TestUser& operator=(const TestUser&) = delete;
@@ -39,6 +41,9 @@ public:
     Process spawn_husk(const std::vector<std::string>& args, SpawnOptions options = {}) const;
     // The user's processes still alive (none may be left when a test ends).
     std::vector<pid_t> processes() const;
+    // From now on every command starts in this cgroup (its cgroup.procs path): a root shell moves itself
+    // there and then becomes the user, as a delegating service manager starts a user's service.
+    void start_in_cgroup(std::string procs) { cgroup_procs_ = std::move(procs); }
 
 private:
     std::vector<std::string> as_user(const std::vector<std::string>& argv, const SpawnOptions& options) const;
@@ -48,6 +53,8 @@ private:
     uid_t uid_ = 0;
     gid_t gid_ = 0;
     std::uint32_t subid_start_ = 0;
+    bool account_ = false;
+    std::string cgroup_procs_;
 };
 
 }  // namespace husk::test

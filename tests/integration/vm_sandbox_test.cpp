@@ -51,21 +51,9 @@ TEST_CASE("husk sandbox --pids stops a fork loop, --memory ends a hog with reaso
     require_vm();
     Sandbox sb;
     Bundle b = sb.bundle();
-    // husk-init, the probe and its children share pids.max.
-    Output forks = sb.husk(rootfs_sandbox_args(sb.id("forks"), b.rootfs(), {"--pids", "12"}, {"/probe", "fork", "1000"}));
-    INFO(forks.describe());
-    REQUIRE(forks.exit_code == 0);
-    Json r = Json::parse(lines(forks.out).back());
-    CHECK(r["forked"].num() == 10);
-    CHECK(r["errno"].num() == EAGAIN);
-
+    check_fork_loop_stopped(sb.husk(rootfs_sandbox_args(sb.id("forks"), b.rootfs(), {"--pids", "12"}, fork_loop)));
     const std::string verdict = sb.dir() + "/oom.json";
-    Output hog = sb.husk(rootfs_sandbox_args(sb.id("hog"), b.rootfs(), {"--memory", "16m", "--verdict", verdict},
-                                      {"/bin/sh", "-c", "awk 'BEGIN { s = \"x\"; for (i = 0; i < 27; i++) s = s s; print length(s) }'"}));
-    INFO(hog.describe());
-    Json v = Json::parse(read_file(verdict));
-    INFO(v.dump());
-    CHECK(v["exit"]["reason"].str() == "oom");
-    CHECK(hog.exit_code == 128 + 9);
+    check_ended_oom(sb.husk(rootfs_sandbox_args(sb.id("hog"), b.rootfs(), {"--memory", "16m", "--verdict", verdict}, memory_hog)),
+                    verdict);
     check_nothing_left(sb);
 }

@@ -1,6 +1,8 @@
 // Helpers for the VM tests (vm_support.hpp).
 #include "vm_support.hpp"
 
+#include <cerrno>
+
 #include <catch2/catch.hpp>
 
 #include <sstream>
@@ -24,6 +26,22 @@ std::string cgroup_dir(Sandbox& sb, const std::string& id) {
     INFO("husk state " << id << ": " << st.dump());
     REQUIRE(path != nullptr);
     return cgroup2_mount() + path->str();
+}
+
+void check_fork_loop_stopped(const Output& forks) {
+    INFO(forks.describe());
+    REQUIRE(forks.exit_code == 0);
+    Json r = Json::parse(lines(forks.out).back());
+    CHECK(r["forked"].num() == 10);
+    CHECK(r["errno"].num() == EAGAIN);
+}
+
+void check_ended_oom(const Output& hog, const std::string& verdict_path) {
+    INFO(hog.describe());
+    Json v = Json::parse(read_file(verdict_path));
+    INFO(v.dump());
+    CHECK(v["exit"]["reason"].str() == "oom");
+    CHECK(hog.exit_code == 128 + 9);
 }
 
 std::string read_value(const std::string& path) {
