@@ -43,6 +43,7 @@ command -v jq >/dev/null 2>&1 || missing="$missing jq"
 [ -x /bin/busybox ] || missing="$missing busybox-static"
 [ "$vm" = no ] || command -v crun >/dev/null 2>&1 || missing="$missing crun"
 command -v stress-ng >/dev/null 2>&1 || missing="$missing stress-ng"
+command -v bwrap >/dev/null 2>&1 || missing="$missing bubblewrap"
 if [ -n "$missing" ]; then
     echo "bench: installing$missing" >&2
     # shellcheck disable=SC2086 # (a list of packages)
@@ -58,7 +59,7 @@ work=$(mktemp -d /tmp/husk-bench.XXXXXX)
 # husk's fsync of each record (docs/ARCHITECTURE.md, "State": tmp + fsync + rename) costs milliseconds that runc does
 # not pay.
 states=$(mktemp -d /dev/shm/husk-bench.XXXXXX)
-hroot=$states/husk-root rroot=$states/runc-root hog='' bg_pids=''
+hroot=$states/husk-root rroot=$states/runc-root hog='' bg_pids='' bench_user=''
 cgroup2=$(grep ' - cgroup2 ' /proc/self/mountinfo | head -n 1 | cut -d' ' -f5)
 controllers_before=$(cat "$cgroup2/cgroup.subtree_control" 2>/dev/null || true)
 h() { "$husk" --root "$hroot" "$@"; }
@@ -76,6 +77,7 @@ cleanup() {
         esac
     done
     rm -rf --one-file-system "$work" "$states"
+    [ -z "$bench_user" ] || userdel "$bench_user" 2>/dev/null || true
 }
 trap cleanup EXIT
 trap 'exit 130' INT
@@ -249,6 +251,40 @@ if [ "$cpu_only" = no ]; then
     mibs() { awk -v ms="$(med "$1" 1)" 'BEGIN { printf "%.0f", 1024 / (ms / 1000) }'; }
     row "output MiB/s to a pipe, capped (floor: no cap)" "$(mibs direct)" - - "$(mibs capped)" \
         "$(ratio "$(mibs capped)" "$(mibs direct)")" ">= 0.9 (husk/floor)"
+fi
+
+# 5b. Without root (docs/rootless.md): `husk sandbox` and bubblewrap with the same isolation (every namespace,
+# user 65534, read-only /usr, tmpfs /tmp, /proc, /dev, die-with-parent, no capabilities), both run by an
+# unprivileged user made for the bench (removed at the end), A/B interleaved. husk adds its seccomp profile,
+# no_new_privs, husk-init and the verdict on top; its state root is on the tmpfs as above.
+if [ "$cpu_only" = no ]; then
+    bench_user=husk-bench-$$
+    useradd --system --no-create-home --shell /usr/sbin/nologin --user-group "$bench_user"
+    uroot=$states/user-root
+    chmod 0711 "$states"  # mktemp made it 0700: the user reaches its own root inside
+    mkdir -p "$uroot" && chown "$bench_user:" "$uroot" && chmod 0700 "$uroot"
+    as_user="setpriv --reuid $bench_user --regid $bench_user --clear-groups --"
+    bwrap_argv() {
+        echo bwrap --unshare-all --uid 65534 --gid 65534 --ro-bind /usr /usr --symlink usr/bin /bin \
+            --symlink usr/lib /lib --symlink usr/lib64 /lib64 --proc /proc --dev /dev --tmpfs /tmp \
+            --die-with-parent --cap-drop ALL --
+    }
+    i=0
+    while [ "$i" -lt "$runs" ]; do
+        i=$((i + 1))
+        # shellcheck disable=SC2046,SC2086 # (setpriv's and bwrap's words)
+        timed bwrap-true $as_user $(bwrap_argv) /bin/true
+        # shellcheck disable=SC2086
+        timed sandbox-true $as_user "$husk" --root "$uroot" sandbox -- /bin/true
+        # shellcheck disable=SC2046,SC2086
+        timed bwrap-py $as_user $(bwrap_argv) python3 -c 'print(1)'
+        # shellcheck disable=SC2086
+        timed sandbox-py $as_user "$husk" --root "$uroot" sandbox -- python3 -c 'print(1)'
+    done
+    row "without root: \`sandbox\` /bin/true, wall ms (floor: bwrap)" "$(med bwrap-true 1)" - - "$(med sandbox-true 1)" \
+        "$(ratio "$(med sandbox-true 1)" "$(med bwrap-true 1)")" "<= 1.0 (husk/bwrap)"
+    row "without root: \`sandbox\` python3 print(1), wall ms (floor: bwrap)" "$(med bwrap-py 1)" - - "$(med sandbox-py 1)" \
+        "$(ratio "$(med sandbox-py 1)" "$(med bwrap-py 1)")" "<= 1.0 (husk/bwrap)"
 fi
 
 # 6. The CPU budget's precision (run.husk.cpu-limit): how far a busy loop gets past a 300 ms budget before

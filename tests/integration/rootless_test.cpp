@@ -320,3 +320,23 @@ TEST_CASE("rootless: the Python module's own tests pass as an unprivileged user"
     CHECK_THAT(pytest.out, !Catch::Contains("failed"));
     check_user_left_nothing(sb, user);
 }
+
+TEST_CASE("rootless: a tenant and its ledger are the user's own", "[integration][rootless]") {
+    Sandbox sb;
+    TestUser user(sb, TestUser::Subids::none);
+    REQUIRE(user.husk({"tenant", "set", "team", "--runs", "1", "--wall", "1h"}).exit_code == 0);
+    Output first = user.husk(sandbox_args(sb.id("rl-tenant"), {"--tenant", "team"}, {"true"}));
+    INFO(first.describe());
+    CHECK(first.exit_code == 0);
+    // The run ceiling holds across runs: the second is refused.
+    Output second = user.husk(sandbox_args(sb.id("rl-tenant"), {"--tenant", "team"}, {"true"}));
+    INFO(second.describe());
+    CHECK(second.exit_code != 0);
+    CHECK_THAT(second.err, Catch::Contains("runs"));
+    // The ledger is in the user's state root, the user's alone.
+    struct stat st {};
+    REQUIRE(::stat((user.state_root() + "/tenants/team.ledger").c_str(), &st) == 0);
+    CHECK(st.st_uid == user.uid());
+    CHECK(::stat((sb.root() + "/tenants/team.ledger").c_str(), &st) != 0);
+    check_user_left_nothing(sb, user);
+}
