@@ -50,6 +50,12 @@ void check_user_left_nothing(Sandbox& sb, const TestUser& user) {
     check_nothing_left(sb);
 }
 
+// Until the program said "started" (30 s at most: the machine may be loaded).
+void wait_for_start(const Process& process) {
+    for (int i = 0; i < 1200 && process.current_out().find("started") == std::string::npos; ++i)
+        std::this_thread::sleep_for(Ms(25));
+}
+
 std::string status_line(const std::string& status, const std::string& key) {
     for (const std::string& line : lines(status))
         if (line.rfind(key + ":", 0) == 0) return line.substr(key.size() + 1);
@@ -65,7 +71,10 @@ TEST_CASE("rootless: husk sandbox as an unprivileged user, its own ids mapped, h
     Output out;
     Json verdict = user_verdict(user, sb.id("rl-basic"), {},
                                 {"sh", "-c", "id -u; id -g; cat /proc/self/uid_map /proc/self/gid_map; "
-                                             "cat /proc/self/status; ls -d /usr /tmp"}, &out);
+                                             "cat /proc/self/status; ls -d /usr /tmp; "
+                                             "touch /usr/husk-rl 2>/dev/null || echo usr-read-only; "
+                                             "touch /tmp/x && echo tmp-writable; "
+                                             "echo interfaces $(tail -n +3 /proc/net/dev | cut -d: -f1)"}, &out);
     INFO(out.describe());
     REQUIRE(out.exit_code == 0);
     std::vector<std::string> seen = lines(out.out);
@@ -80,6 +89,9 @@ TEST_CASE("rootless: husk sandbox as an unprivileged user, its own ids mapped, h
     CHECK_THAT(status_line(out.out, "Seccomp"), Catch::Contains("2"));
     CHECK_THAT(status_line(out.out, "CapEff"), Catch::Contains("0000000000000000"));
     CHECK_THAT(out.out, Catch::Contains("/tmp\n/usr\n"));
+    // The read-only host view, a tmpfs /tmp, a network namespace of its own with only lo.
+    CHECK_THAT(out.out, Catch::Contains("usr-read-only\ntmp-writable\n"));
+    CHECK_THAT(out.out, Catch::Contains("interfaces lo\n"));
     CHECK(verdict["exit"]["reason"].str() == "exited");
     CHECK(verdict["security"]["noNewPrivileges"].boolean());
     CHECK(verdict["security"]["seccomp"].str() == "filter");
@@ -170,8 +182,7 @@ TEST_CASE("rootless: cancel and --die-with-parent end the sandbox with nothing l
     const std::string verdict_path = user.home() + "/cancel.json";
     Process running = user.spawn_husk(sandbox_args(sb.id("rl-cancel"), {"--verdict", verdict_path, "--kill-grace", "200ms"},
                                                    {"sh", "-c", "sleep 300 & sleep 300 & echo started; wait"}));
-    for (int i = 0; i < 200 && running.current_out().find("started") == std::string::npos; ++i)
-        std::this_thread::sleep_for(Ms(25));
+    wait_for_start(running);
     REQUIRE(running.current_out() == "started\n");
     ::kill(running.pid(), SIGTERM);
     Output out = running.wait();
@@ -182,8 +193,7 @@ TEST_CASE("rootless: cancel and --die-with-parent end the sandbox with nothing l
     // The caller dies of SIGKILL: the sandbox goes with it (setpriv execs husk: the sh below is its parent).
     Process caller = user.spawn({"/bin/sh", "-c", paths().husk + " sandbox --die-with-parent -- sh -c 'sleep 300 & "
                                                   "echo started; wait' & wait"});
-    for (int i = 0; i < 200 && caller.current_out().find("started") == std::string::npos; ++i)
-        std::this_thread::sleep_for(Ms(25));
+    wait_for_start(caller);
     REQUIRE(caller.current_out() == "started\n");
     ::kill(caller.pid(), SIGKILL);
     caller.wait();
@@ -196,7 +206,7 @@ TEST_CASE("rootless: husk's binary cannot be written from the caller's container
     TestUser user(sb, TestUser::Subids::none);
     // Root's binary: no id of the caller may write it, so husk runs from it as it is.
     Process from_root = user.spawn_husk(sandbox_args(sb.id("rl-exe"), {}, {"sh", "-c", "echo started; sleep 300"}));
-    for (int i = 0; i < 200 && from_root.current_out().empty(); ++i) std::this_thread::sleep_for(Ms(25));
+    wait_for_start(from_root);
     char target[4096] = {};
     REQUIRE(::readlink(("/proc/" + std::to_string(from_root.pid()) + "/exe").c_str(), target, sizeof target - 1) > 0);
     CHECK(std::string(target) == paths().husk);
@@ -209,7 +219,7 @@ TEST_CASE("rootless: husk's binary cannot be written from the caller's container
     REQUIRE(std::system(("cp " + paths().husk + " " + copy + " && chown " + std::to_string(user.uid()) + " " + copy)
                             .c_str()) == 0);
     Process from_copy = user.spawn({copy, "sandbox", "--", "sh", "-c", "echo started; sleep 300"});
-    for (int i = 0; i < 200 && from_copy.current_out().empty(); ++i) std::this_thread::sleep_for(Ms(25));
+    wait_for_start(from_copy);
     REQUIRE(from_copy.current_out() == "started\n");
     const std::string exe = "/proc/" + std::to_string(from_copy.pid()) + "/exe";
     std::fill(std::begin(target), std::end(target), '\0');
@@ -228,7 +238,7 @@ TEST_CASE("rootless: one user cannot reach another's containers", "[integration]
     TestUser owner(sb, TestUser::Subids::none);
     const std::string id = sb.id("rl-owner");
     Process running = owner.spawn_husk(sandbox_args(id, {}, {"sh", "-c", "echo started; sleep 300"}));
-    for (int i = 0; i < 200 && running.current_out().empty(); ++i) std::this_thread::sleep_for(Ms(25));
+    wait_for_start(running);
     REQUIRE(running.current_out() == "started\n");
     Sandbox other_sb;
     TestUser other(other_sb, TestUser::Subids::none);
