@@ -52,12 +52,6 @@ Result<InitNamespaces> open_init_namespaces(pid_t init, bool rootless) {
     return out;
 }
 
-Result<void> join_init_user_namespace(const InitNamespaces& namespaces) {
-    if (namespaces.spawner_user && ::setns(namespaces.spawner_user.get(), CLONE_NEWUSER) != 0)
-        return fail_sys(errno, "setns", "container init's user namespace");
-    return {};
-}
-
 Result<void> apply_init_namespaces(const InitNamespaces& namespaces, int init_pidfd) noexcept {
     if (namespaces.setns_flags != 0 && ::setns(init_pidfd, namespaces.setns_flags) != 0)
         return fail_sys(errno, "setns", "container init");

@@ -52,12 +52,6 @@ class ForChildren {
 public:
     static Result<ForChildren> enter(const NamespacePlan& plan);
     Result<void> restore();
-    // Stays where enter() went: a spawner that joined a container's user namespace (husk exec without root)
-    // may not return to the host's pid namespace, and starts no other process.
-    void stay() noexcept {
-        own_pid_.reset();
-        own_time_.reset();
-    }
 private:
     UniqueFd own_pid_, own_time_;
 };

@@ -77,6 +77,74 @@ Result<void> drive_exec(const ExecProcessPlan& plan, ExecSpawned& child, int syn
     }
 }
 
+// Without root (docs/rootless.md) only a member of the container's user namespace may enter its pid (and time)
+// namespace, and husk exec must not become one: a process of the container's user namespace is within reach of
+// the container's root (ptrace with CAP_SYS_PTRACE there) and could not leave again. So a first child joins the
+// user namespace and the pid and time namespaces for its children, clones the exec process as our child
+// (CLONE_PARENT), hands us its pid and pidfd over `handoff` and exits. Allocation-free from the clone on.
+[[noreturn]] void hand_off(const ExecProcessPlan& plan, const ExecSpawnOptions& options, int handoff, int child_end,
+                           int parent_end) noexcept {
+    const auto fail_here = [&](int err, const char* op) {
+        Error e = Error::sys(err, op, "exec process (rootless)");
+        (void)send_message(handoff, SyncType::error, &e);
+        ::_exit(1);
+    };
+    const ns::NamespacePlan& for_children = plan.namespaces.for_children;
+    if (::setns(plan.namespaces.spawner_user.get(), CLONE_NEWUSER) != 0) fail_here(errno, "setns user namespace");
+    if (for_children.join_pid && ::setns(for_children.join_pid.get(), CLONE_NEWPID) != 0) fail_here(errno, "setns pid namespace");
+    if (for_children.join_time && ::setns(for_children.join_time.get(), CLONE_NEWTIME) != 0)
+        fail_here(errno, "setns time namespace");
+    int pidfd = -1;
+    clone_args args{};
+    args.flags = CLONE_PIDFD | CLONE_PARENT;
+    args.pidfd = reinterpret_cast<std::uint64_t>(&pidfd);
+    args.exit_signal = 0;  // CLONE_PARENT: the kernel takes ours (SIGCHLD)
+    if (options.cgroup_fd >= 0) {
+        args.flags |= CLONE_INTO_CGROUP;
+        args.cgroup = static_cast<std::uint64_t>(options.cgroup_fd);
+    }
+    long pid = sys::clone3(&args);
+    if (pid == 0) {
+        ::close(handoff);
+        exec_main(plan, child_end, parent_end);
+    }
+    if (pid < 0) fail_here(errno, "clone3");
+    const auto child = static_cast<pid_t>(pid);
+    if (!send_message(handoff, SyncType::handoff, nullptr, pidfd, reinterpret_cast<const char*>(&child), sizeof child))
+        ::_exit(1);
+    ::_exit(0);
+}
+
+// The spawner's side: the first child's pidfd in, the exec process out; the first child reaped.
+Result<ExecSpawned> clone_through_user_namespace(const ExecProcessPlan& plan, const ExecSpawnOptions& options,
+                                                 int child_end, int parent_end) {
+    int pair[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return fail_sys(errno, "socketpair");
+    UniqueFd ours(pair[0]), theirs(pair[1]);
+    int first_pidfd = -1;
+    clone_args args{};
+    args.flags = CLONE_PIDFD;
+    args.pidfd = reinterpret_cast<std::uint64_t>(&first_pidfd);
+    args.exit_signal = SIGCHLD;
+    long pid = sys::clone3(&args);
+    if (pid == 0) hand_off(plan, options, theirs.get(), child_end, parent_end);
+    if (pid < 0) return fail_sys(errno, "clone3", "exec process (rootless)");
+    UniqueFd first(first_pidfd);
+    theirs.reset();
+    UniqueFd exec_pidfd;
+    char payload[sizeof(pid_t) + 1];  // receive_message keeps room for a NUL
+    auto message = receive_message(ours.get(), &exec_pidfd, payload, sizeof payload);
+    siginfo_t info{};
+    ::waitid(P_PIDFD, static_cast<id_t>(first.get()), &info, WEXITED);
+    if (!message) return std::unexpected(message.error());
+    if (message->type == SyncType::error) return fail(message->error);
+    if (message->type != SyncType::handoff || !exec_pidfd || message->payload_length != sizeof(pid_t))
+        return fail_sys(EPROTO, "sync receive", "handoff");
+    pid_t exec_pid = 0;
+    std::memcpy(&exec_pid, payload, sizeof exec_pid);
+    return ExecSpawned{exec_pid, std::move(exec_pidfd), {}, {}};
+}
+
 }  // namespace
 
 Result<ExecProcessPlan> prepare_exec_process(const spec::Spec& spec, int init_pidfd, pid_t init, int preserve_fds,
@@ -101,7 +169,15 @@ Result<ExecSpawned> spawn_exec(const ExecProcessPlan& plan, const ExecSpawnOptio
     if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return fail_sys(errno, "socketpair");
     UniqueFd parent_end(pair[0]), child_end(pair[1]);
 
-    TRY(ns::join_init_user_namespace(plan.namespaces));
+    if (plan.namespaces.spawner_user) {
+        ExecSpawned child = TRY(clone_through_user_namespace(plan, options, child_end.get(), parent_end.get()));
+        child_end.reset();
+        if (auto driven = drive_exec(plan, child, parent_end.get(), options); !driven) {
+            abandon(child);
+            return std::unexpected(driven.error());
+        }
+        return child;
+    }
     auto for_children = TRY(ns::ForChildren::enter(plan.namespaces.for_children));
     int pidfd = -1;
     clone_args args{};
@@ -115,7 +191,6 @@ Result<ExecSpawned> spawn_exec(const ExecProcessPlan& plan, const ExecSpawnOptio
     long pid = sys::clone3(&args);
     if (pid == 0) exec_main(plan, child_end.get(), parent_end.get());
     int clone_errno = errno;
-    if (plan.namespaces.spawner_user) for_children.stay();
     auto restored = for_children.restore();
     if (pid < 0) return fail_sys(clone_errno, "clone3", "exec process");
     ExecSpawned child{static_cast<pid_t>(pid), UniqueFd(pidfd), {}, {}};

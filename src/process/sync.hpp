@@ -22,6 +22,8 @@ enum class SyncType : std::uint32_t {
     posture,           // child → parent: payload = Posture, what is in force after the last security step
     bind_tree,         // child → parent: payload = uint32 index into mounts, the bind about to be attached;
                        // parent → child: its freshly cloned detached tree (fd attached)
+    handoff,           // husk exec without root, first child → parent: payload = pid_t of the exec process it
+                       // cloned as the parent's child, its pidfd attached (exec_spawn.cpp)
 };
 
 struct SyncMessage {
