@@ -144,7 +144,7 @@ TEST_CASE("a refused tenant run leaves nothing behind and still delivers its ver
     std::string id = sb.id("refused");
     Json verdict = run_verdict(sb, b, id, {"--tenant", "none"});
     CHECK(verdict["exit"]["reason"].str() == "tenant-quota");
-    CHECK(verdict["status"].num() == 1);
+    CHECK(verdict["status"].num() == 2);
     Output created = sb.create(b, sb.id("create"), {"--tenant", "none"});
     CHECK(created.exit_code == 1);
     CHECK_THAT(created.err, Contains("tenant \"none\" has used up its quota: runs: 0 of 0 started"));
