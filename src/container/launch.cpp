@@ -269,6 +269,7 @@ monitor::MonitorPlan monitor_plan(const Launch& launch) {
                                 cgroup,
                                 monitor::read_oom_kills(cgroup),
                                 monitor::read_pids_max_hits(cgroup),
+                                monitor::read_memory_max_hits(cgroup),
                                 launch.cgroup ? launch.cgroup->net_maps() : nullptr,
                                 held_cgroup_of(launch)};
 }
