@@ -52,7 +52,7 @@ class Usage:
     pids_peak: Optional[int] = None
     stdout_bytes: Optional[int] = None
     stderr_bytes: Optional[int] = None
-    net_ops: Optional[int] = None  # connects and addressed sends the network policy let through
+    net_ops: Optional[int] = None  # connects and addressed sends the allow-list let through (past the budget too)
 
     @classmethod
     def from_json(cls, usage: Mapping[str, Any]) -> "Usage":
