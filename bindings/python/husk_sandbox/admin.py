@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 from .errors import HuskCommandError, HuskError, HuskStartError
 from .options import (Duration, Options, PathLike, Size, count_arg, cpus_arg, duration_arg, size_arg,
                       with_option_parameters)
+from .sandbox import _argv
 
 Husk = Union[str, "os.PathLike[str]"]
 
@@ -95,8 +96,6 @@ def gc(*, husk: Husk = "husk", root: Optional[PathLike] = None) -> List[str]:
 def sandbox_config(argv: Sequence, *, husk: Husk = "husk", **options) -> Dict[str, Any]:
     """`husk sandbox --print-config [flags] -- argv`: the config.json the sandbox would run, as a dict (it
     runs with `husk run --bundle`). The keyword options are those of run() and Sandbox."""
-    from .sandbox import _argv  # the one reading of argv
-
     chosen = Options(**options)
     args = ["sandbox", "--print-config"] + chosen.sandbox_args() + ["--"] + _argv(argv)
     text = _husk(husk, chosen.root, args)
