@@ -1,6 +1,7 @@
 // The BPF maps of the network policy (cgroup/net_filter.hpp): the counters of allowed network operations, read
-// for the verdict's usage.netOps, and of refused ones, for its factor `network-denied`, and with run.husk.net-ops-kill a ring buffer the programs write to at the
-// first operation past the budget, which the monitor has in its epoll set.
+// for the verdict's usage.netOps, and of refused ones, for its factor `network-denied`; and with
+// run.husk.net-ops-kill a ring buffer the programs write to at the first operation past the budget, which the
+// monitor has in its epoll set.
 #pragma once
 
 #include <cstdint>

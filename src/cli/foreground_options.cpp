@@ -47,7 +47,8 @@ int refuse_run(const Globals& globals, const char* verb, const RunOptions& run, 
                const std::string& message) {
     say("husk: %s: %s\n", verb, message.c_str());
     if (run.verdict.wanted() || run.output_format == OutputFormat::json)
-        if (auto delivered = deliver_refused_verdict(run.verdict, id, Error::msg(message), refusal_status, run.output_format);
+        if (auto delivered =
+                deliver_refused_verdict(run.verdict, id, Error::msg(message), refusal_status, run.output_format);
             !delivered)
             report(globals, std::string(verb) + " " + id, delivered.error());
     return refusal_status;
