@@ -38,7 +38,7 @@ _husk_options() {
         events) options='--stats --interval=' ;;
         list) options='-q --quiet --format=' ;;
         tenant) options='--cpu= --wall= --runs= --output= --concurrent= --period= --memory= --pids= --cpus=' ;;
-        spec) options='-b= --bundle=' ;;
+        spec) options='-b= --bundle= --rootless' ;;
         start | state | pause | resume | gc | features | seccomp-profile) options= ;;
         *) return 1 ;;
     esac

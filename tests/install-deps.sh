@@ -13,9 +13,10 @@ for arg in "$@"; do
         # golang-github-containers-common: podman's default seccomp profile (/usr/share/containers/seccomp.json);
         # stress-ng: the CPU hog beside tests/bench.sh's CPU budget figures; python3-pytest: the Python
         # module's tests (bindings/python); python3-minimal: what bundles/build-rootfs.sh --python copies;
-        # man-db: the install test renders `man husk` from the installed page.
+        # man-db: the install test renders `man husk` from the installed page; uidmap: newuidmap/newgidmap for the
+        # rootless tests' user with subordinate ids; acl: setfacl for the binary-protection test.
         --tests) packages="$packages catch2 iproute2 runc golang-github-containers-common stress-ng
-                           python3-pytest python3-minimal man-db" ;;
+                           python3-pytest python3-minimal man-db uidmap acl" ;;
         # debootstrap: the fresh Debian root; git: the clean clone of the commit under test.
         --fresh-machine) packages="$packages debootstrap git" ;;
         *) echo "usage: $0 [--tests] [--fresh-machine]" >&2; exit 2 ;;

@@ -28,7 +28,13 @@ enum class CgroupManager { cgroupfs, disabled };
 struct Runtime {
     std::string root = "/run/husk";
     CgroupManager cgroup_manager = CgroupManager::cgroupfs;
+    // husk runs without root: its effective uid is not 0 (docs/rootless.md). Decided once, by the CLI.
+    bool rootless = false;
 };
+
+// The state root when --root is not given: /run/husk for root; without root $XDG_RUNTIME_DIR/husk when that
+// is set (an absolute directory of the caller's), else $HOME/.local/state/husk (docs/rootless.md).
+Result<std::string> default_root(bool rootless);
 
 // Every verb takes the container's id as a ContainerId: the CLI parses it once, and nothing below sees an invalid one.
 struct CreateOptions {

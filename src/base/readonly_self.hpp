@@ -4,6 +4,11 @@
 // executes the file any more (while one does, the kernel says ETXTBSY anyway).
 #pragma once
 
+#include <sys/types.h>
+
+#include <vector>
+
+#include "base/subordinate_ids.hpp"
 #include "husk/error.hpp"
 
 namespace husk {
@@ -18,5 +23,19 @@ Result<bool> own_binary_is_readonly();
 // envp is given, not taken from environ: before the C library's own initialisation (cli/main.cpp's
 // before_libraries) environ is not set yet.
 Result<void> reexec_from_readonly_self(char** argv, char** envp);
+
+// Without root (docs/rootless.md) open_tree is not allowed, and not needed where the kernel's own permission
+// checks keep every container of the caller from writing the file. Those containers hold, at most, the caller's
+// uid and gid, its subordinate ids (`uid_ranges`), its supplementary groups, and capabilities only in user
+// namespaces the caller owns, where they cover no file whose owner is not mapped. So the binary is safe when
+// it is on a read-only mount, or when its owner is neither the caller nor a subordinate id, nobody but its
+// owner may write it (no group or other write bit) and it has no ACL that could say otherwise. Otherwise
+// husk re-executes itself from a sealed copy in memory (memfd_create + F_SEAL_WRITE), which no process can
+// write. Returns only on error, or when the binary is safe already (a sealed copy included).
+Result<void> protect_own_binary_without_root(uid_t caller, const std::vector<IdRange>& uid_ranges, char** argv,
+                                             char** envp);
+
+// The decision above, for the file at fd (exposed for its tests).
+Result<bool> binary_is_safe_from(int fd, uid_t caller, const std::vector<IdRange>& uid_ranges);
 
 }  // namespace husk

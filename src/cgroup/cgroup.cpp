@@ -106,8 +106,27 @@ private:
 
 }  // namespace
 
+std::string no_cgroup_reason(Manager manager) {
+    if (manager == Manager::undelegated)
+        return "husk runs without root and found no delegated cgroup v2 subtree to use (docs/rootless.md)";
+    return "the cgroup manager is disabled";
+}
+
+namespace {
+
+// Without root the container's cgroup is made in the delegated subtree: a relative or empty cgroupsPath below
+// it, as below the v2 root with root; an absolute one must already lie in it.
+Result<std::string> delegated_path(const std::string& resolved, std::string_view cgroups_path, std::string_view delegated) {
+    if (cgroups_path.empty() || cgroups_path.front() != '/') return std::string(delegated) + resolved;
+    if (resolved.starts_with(std::string(delegated) + "/")) return resolved;
+    return fail_msg("linux.cgroupsPath \"" + std::string(cgroups_path) + "\": without root husk makes cgroups only in the "
+                    "subtree delegated to it, " + std::string(delegated) + " (docs/rootless.md)");
+}
+
+}  // namespace
+
 Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, const spec::HuskSettings& husk,
-                                  std::string_view container_id, Manager manager) {
+                                  std::string_view container_id, Manager manager, std::string_view delegated) {
     static const spec::Resources no_resources;
     const spec::Resources& resources =
         spec.linux && spec.linux->resources ? *spec.linux->resources : no_resources;
@@ -115,23 +134,36 @@ Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, const spec::HuskSettin
 
     CgroupPlan plan;
     plan.manager = manager;
+    plan.delegated = std::string(delegated);
     plan.net = TRY(compile_net_programs(husk.net_allow, husk.net_ops,
                                         husk.net_ops_kill.value_or(false) ? BudgetEvents::ring : BudgetEvents::none));
     if (!plan.net.empty()) {
         if (spec.process) TRY(check_net_policy_capabilities(*spec.process, "process"));
-        if (manager == Manager::disabled)
+        if (plan.disabled())
             return fail_msg("run.husk.net-allow / run.husk.net-ops: the network policy is enforced on the container's "
-                            "cgroup, but the cgroup manager is disabled");
+                            "cgroup, but " + no_cgroup_reason(manager));
     }
-    if (manager == Manager::disabled) {
+    if (plan.disabled()) {
         if (!resources.devices.empty())
-            return fail_msg("linux.resources.devices: the device allow-list needs a cgroup, but the cgroup "
-                            "manager is disabled");
-        TRY(check_no_resource_requests(requests));
+            return fail_msg("linux.resources.devices: the device allow-list needs a cgroup, but " +
+                            no_cgroup_reason(manager));
+        TRY(check_no_resource_requests(requests, no_cgroup_reason(manager)));
         return plan;
     }
 
-    plan.location.path = TRY(resolve_cgroup_path(spec.linux ? spec.linux->cgroups_path : std::string(), container_id));
+    const std::string cgroups_path = spec.linux ? spec.linux->cgroups_path : std::string();
+    plan.location.path = TRY(resolve_cgroup_path(cgroups_path, container_id));
+    if (!delegated.empty()) {
+        // The device program and the network policy's programs are eBPF programs attached to the cgroup, which
+        // the kernel lets only CAP_SYS_ADMIN / CAP_BPF + CAP_NET_ADMIN of the initial namespace attach.
+        const char* why = "an eBPF program on the cgroup, which only root may attach (docs/rootless.md)";
+        if (!resources.devices.empty())
+            return fail_msg(std::string("linux.resources.devices: without root the device allow-list cannot be enforced: ") + why);
+        if (!plan.net.empty())
+            return fail_msg(std::string("run.husk.net-allow / run.husk.net-ops: without root the network policy cannot be "
+                                        "enforced: ") + why);
+        plan.location.path = TRY(delegated_path(plan.location.path, cgroups_path, delegated));
+    }
     if (!resources.devices.empty()) {
         plan.device_program = TRY(compile_device_program(with_default_devices(resources.devices, spec)));
         plan.has_device_rules = true;
@@ -153,7 +185,7 @@ Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, const spec::HuskSettin
 }
 
 Result<Cgroup> create_cgroup(const CgroupPlan& plan) {
-    if (plan.disabled()) return fail_msg("create cgroup: the cgroup manager is disabled");
+    if (plan.disabled()) return fail_msg("create cgroup: " + no_cgroup_reason(plan.manager));
     const CgroupLocation& location = plan.location;
     TRY(validate_cgroup_path(location.path));
     UniqueFd root = TRY(open_v2_root(location.mount));

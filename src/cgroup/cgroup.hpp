@@ -24,8 +24,13 @@
 namespace husk::cgroup {
 
 // --cgroup-manager: cgroupfs writes the v2 hierarchy directly; disabled runs the container in the caller's
-// cgroup and refuses every linux.resources entry (nothing could enforce it).
-enum class Manager { cgroupfs, disabled };
+// cgroup and refuses every linux.resources entry (nothing could enforce it). undelegated is the same for husk
+// without root that found no delegated cgroup v2 subtree to use (docs/rootless.md).
+enum class Manager { cgroupfs, disabled, undelegated };
+
+// Why a container has no cgroup under `manager` (not cgroupfs), for the error of whatever needs one:
+// "the cgroup manager is disabled".
+std::string no_cgroup_reason(Manager manager);
 
 // What create_cgroup needs, computed in the parent before anything is created.
 struct CgroupPlan {
@@ -44,15 +49,19 @@ struct CgroupPlan {
     // The container's cgroup is below a shared parent whose limits create_cgroup writes (shared_parent.hpp).
     std::optional<SharedParent> shared_parent;
 
-    bool disabled() const noexcept { return manager == Manager::disabled; }
+    bool disabled() const noexcept { return manager != Manager::cgroupfs; }
+    std::string delegated;  // husk without root: the delegated subtree the cgroup is in (docs/rootless.md)
 };
 
 // Validates linux.cgroupsPath and linux.resources, finds the v2 mount and compiles the device program.
 // A limit whose controller the v2 hierarchy does not offer is an error naming the field and the controller
 // (and, on a hybrid host, that it is bound to cgroup v1); so is a field cgroup v2 cannot honour. `husk` is the
 // spec's run.husk.* annotations as create parsed them (run.husk.oom-group).
+// `delegated` (husk without root, docs/rootless.md): the subtree delegated to the caller
+// (find_own_delegated_subtree); the container's cgroup goes below it, and what needs privileges beyond it (the
+// device program, the network policy's programs) is refused.
 Result<CgroupPlan> prepare_cgroup(const spec::Spec& spec, const spec::HuskSettings& husk,
-                                  std::string_view container_id, Manager manager);
+                                  std::string_view container_id, Manager manager, std::string_view delegated = {});
 
 // A created cgroup. Owns a directory fd opened O_RDONLY (CLONE_INTO_CGROUP refuses an O_PATH fd).
 class Cgroup {

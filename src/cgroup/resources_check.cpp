@@ -70,9 +70,9 @@ Result<void> check_resource_requests(const std::vector<ResourceRequest>& request
     return {};
 }
 
-Result<void> check_no_resource_requests(const std::vector<ResourceRequest>& requests) {
+Result<void> check_no_resource_requests(const std::vector<ResourceRequest>& requests, std::string_view no_cgroup) {
     if (requests.empty()) return {};
-    return fail_msg(requests.front().field + ": resource limits need a cgroup, but the cgroup manager is disabled");
+    return fail_msg(requests.front().field + ": resource limits need a cgroup, but " + std::string(no_cgroup));
 }
 
 }  // namespace husk::cgroup

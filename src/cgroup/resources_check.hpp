@@ -39,6 +39,6 @@ Result<ControllerFacts> read_controller_facts(const std::string& mount);
 Result<void> check_resource_requests(const std::vector<ResourceRequest>& requests, const ControllerFacts& facts);
 
 // Pure: with --cgroup-manager=disabled, any request is an error.
-Result<void> check_no_resource_requests(const std::vector<ResourceRequest>& requests);
+Result<void> check_no_resource_requests(const std::vector<ResourceRequest>& requests, std::string_view no_cgroup);
 
 }  // namespace husk::cgroup

@@ -45,8 +45,11 @@ Result<void> place_under_shared_parent(CgroupPlan& plan, SharedParent parent, st
     std::vector<LimitWrite> writes = shared_parent_writes(parent);
     if (writes.empty()) return {};
     if (plan.disabled())
-        return fail_msg(parent.owner + " has cgroup ceilings (--memory, --pids, --cpus), which need a cgroup, but "
-                        "the cgroup manager is disabled");
+        return fail_msg(parent.owner + " has cgroup ceilings (--memory, --pids, --cpus), which need a cgroup, but " +
+                        no_cgroup_reason(plan.manager));
+    if (!plan.delegated.empty())
+        return fail_msg(parent.owner + " has cgroup ceilings (--memory, --pids, --cpus): without root husk does not "
+                        "make the tenant's shared cgroup yet (docs/rootless.md)");
     if (!cgroups_path.empty() && cgroups_path.front() == '/')
         return fail_msg(parent.owner + " has cgroup ceilings, so its runs live below " +
                         std::string(shared_parents_subtree) + "/" + parent.name + "; linux.cgroupsPath " +

@@ -12,6 +12,7 @@
 
 #include "base/caller_file.hpp"
 #include "base/readonly_self.hpp"
+#include "base/subordinate_ids.hpp"
 #include "base/trace.hpp"
 #include "cli/cli.hpp"
 #include "cli/raw_args.hpp"
@@ -24,7 +25,8 @@ constexpr const char* version = "0.1.0";
 po::options_description global_options() {
     po::options_description options("Global options");
     options.add_options()
-        ("root", po::value<std::string>()->default_value("/run/husk"), "directory for container state")
+        ("root", po::value<std::string>(), "directory for container state (default /run/husk; without root "
+                                           "$XDG_RUNTIME_DIR/husk, else ~/.local/state/husk)")
         ("log", po::value<std::string>(), "append errors (and --debug messages) to this file")
         ("log-format", po::value<std::string>()->default_value("text"), "text or json (runc's JSON lines)")
         ("message-fd", po::value<int>(), "write husk's own messages (errors, warnings) to the inherited fd N instead "
@@ -33,7 +35,9 @@ po::options_description global_options() {
         ("systemd-cgroup", "use the systemd cgroup manager (not available: husk has no systemd manager)")
         ("cgroup-manager", po::value<std::string>()->default_value("cgroupfs"), "cgroupfs, systemd or disabled")
         ("criu", po::value<std::string>(), "accepted for runc compatibility; husk has no checkpoint support")
-        ("rootless", po::value<std::string>()->default_value("auto"), "runc's flag: husk runs as root; only false or auto")
+        ("rootless", po::value<std::string>()->default_value("auto"), "runc's flag: husk runs rootless when its "
+                                                                          "effective uid is not 0 (auto; true and false "
+                                                                          "must agree)")
         ("version,v", "print the version")
         ("help,h", "show this help");
     return options;
@@ -89,22 +93,38 @@ void before_libraries(int argc, char** argv, char** envp) noexcept {
     husk::trace::start(envp);
     husk::trace::mark("loaded");
     int verb = find_verb(argc, argv);
-    if (verb < argc && runs_where_a_container_sees_it(argv[verb])) (void)husk::reexec_from_readonly_self(argv, envp);
+    if (verb < argc && runs_where_a_container_sees_it(argv[verb]) && ::geteuid() == 0)
+        (void)husk::reexec_from_readonly_self(argv, envp);
+}
+
+// As root: the read-only mount (done before main already, before_libraries; again here only to report why it
+// failed). Without root: the kernel's permission checks, or a sealed copy (docs/rootless.md).
+husk::Result<void> protect_own_binary(char** argv) {
+    if (::geteuid() == 0) return husk::reexec_from_readonly_self(argv, environ);
+    std::vector<husk::IdRange> ranges =
+        TRY(husk::subordinate_ids("/etc/subuid", husk::local_user(::geteuid()).name, ::geteuid()));
+    return husk::protect_own_binary_without_root(::geteuid(), ranges, argv, environ);
 }
 
 __attribute__((section(".preinit_array"), used)) void (*const preinit)(int, char**, char**) = before_libraries;
 
 Result<Globals> read_globals(const po::variables_map& vm) {
     Globals g;
-    g.runtime.root = vm["root"].as<std::string>();
+    g.runtime.rootless = ::geteuid() != 0;
+    g.runtime.root = vm.count("root") ? vm["root"].as<std::string>() : TRY(default_root(g.runtime.rootless));
     if (vm.count("log")) g.log_file = vm["log"].as<std::string>();
     std::string format = vm["log-format"].as<std::string>();
     if (format == "json") g.log_format = LogFormat::json;
     else if (format != "text") return fail_msg("--log-format: must be text or json, got \"" + format + "\"");
     g.debug = vm.count("debug") > 0;
     std::string rootless = vm["rootless"].as<std::string>();
-    if (rootless != "false" && rootless != "auto")
-        return fail_msg("--rootless " + rootless + ": husk has no rootless mode (run it as root)");
+    // runc's --rootless names a mode; husk's follows its effective uid (docs/rootless.md), and a mode that
+    // disagrees with it is refused rather than half-honoured.
+    if (rootless != "false" && rootless != "auto" && rootless != "true")
+        return fail_msg("--rootless: must be true, false or auto, got \"" + rootless + "\"");
+    if ((rootless == "true" && !g.runtime.rootless) || (rootless == "false" && g.runtime.rootless))
+        return fail_msg("--rootless " + rootless + ": husk runs rootless exactly when its effective uid is not 0 "
+                        "(it is " + std::to_string(::geteuid()) + ")");
     std::string manager = vm["cgroup-manager"].as<std::string>();
     if (vm.count("systemd-cgroup") || manager == "systemd")
         return fail_msg("the systemd cgroup manager is not available: husk manages cgroups itself "
@@ -162,9 +182,8 @@ int main(int argc, char** argv) {
         return report(fallback, "", globals.error());
     }
     std::string name = argv[verb_index];
-    // Done before main already (before_libraries); again here only to report why it failed.
     if (runs_where_a_container_sees_it(name.c_str())) {
-        if (auto r = husk::reexec_from_readonly_self(argv, environ); !r) return report(*globals, name, r.error());
+        if (auto r = protect_own_binary(argv); !r) return report(*globals, name, r.error());
     }
     // Inherited across the re-exec above; from here on, not by anything husk starts (hooks, the container).
     if (vm.count("message-fd") && vm["message-fd"].as<int>() > 2) ::fcntl(vm["message-fd"].as<int>(), F_SETFD, FD_CLOEXEC);

@@ -122,7 +122,7 @@ Result<ExecOutcome> exec_container(const Runtime& runtime, const ContainerId& id
     // around the hooks (docs/network-policy.md).
     if (husk.net_allow || husk.net_ops) TRY(cgroup::check_net_policy_capabilities(*spec.process, "exec: process"));
     auto plan = TRY(process::prepare_exec_process(spec, target.init_pidfd.get(), target.record.pid, options.preserve_fds,
-                                                  husk.seccomp_skip_unknown.value_or(false)));
+                                                  husk.seccomp_skip_unknown.value_or(false), runtime.rootless));
     container::warn_ambient_dropped(plan.credentials, options.warn);
     UniqueFd console;
     if (!options.console_socket.empty()) console = TRY(container::connect_console_socket(options.console_socket));

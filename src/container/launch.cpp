@@ -17,8 +17,10 @@
 #include "base/fs.hpp"
 #include "base/procfs.hpp"
 #include "hooks/hooks.hpp"
+#include "base/subordinate_ids.hpp"
 #include "base/time.hpp"
 #include "base/trace.hpp"
+#include "cgroup/delegation.hpp"
 #include "container/observe.hpp"
 #include "container/config.hpp"
 #include "spec/validate.hpp"
@@ -28,8 +30,22 @@
 namespace husk::container {
 namespace {
 
-cgroup::Manager manager_of(CgroupManager manager) {
-    return manager == CgroupManager::disabled ? cgroup::Manager::disabled : cgroup::Manager::cgroupfs;
+// Without root husk writes no cgroup it was not given (docs/rootless.md): its containers' cgroups go in the
+// subtree delegated to the caller; with none, the container has no cgroup, and whatever needs one is refused,
+// naming why.
+struct CgroupChoice {
+    cgroup::Manager manager = cgroup::Manager::cgroupfs;
+    std::string delegated;
+};
+
+Result<CgroupChoice> choose_cgroup(const Runtime& runtime) {
+    if (runtime.cgroup_manager == CgroupManager::disabled) return CgroupChoice{cgroup::Manager::disabled, {}};
+    if (!runtime.rootless) return CgroupChoice{};
+    auto mount = cgroup::find_v2_mount();
+    if (!mount) return CgroupChoice{cgroup::Manager::undelegated, {}};
+    std::optional<std::string> delegated = TRY(cgroup::find_own_delegated_subtree(*mount));
+    if (!delegated) return CgroupChoice{cgroup::Manager::undelegated, {}};
+    return CgroupChoice{cgroup::Manager::cgroupfs, *delegated};
 }
 
 }  // namespace
@@ -107,7 +123,8 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Con
                             "(only husk run in the foreground, without --detach, relays its own terminal)");
         launch.relay_terminal = true;
     }
-    auto cgroup_plan = TRY(cgroup::prepare_cgroup(spec, husk, id.str(), manager_of(runtime.cgroup_manager)));
+    const CgroupChoice cgroup_choice = TRY(choose_cgroup(runtime));
+    auto cgroup_plan = TRY(cgroup::prepare_cgroup(spec, husk, id.str(), cgroup_choice.manager, cgroup_choice.delegated));
     if (launch.tenant)
         TRY(place_tenant_cgroup(*launch.tenant, cgroup_plan, spec.linux ? spec.linux->cgroups_path : std::string(),
                                 id.str()));
@@ -118,7 +135,8 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Con
     launch.plan = TRY(process::prepare_container(
         spec, process::PlanOptions{launch.bundle.rootfs, launch.bundle.dir, options.no_pivot, options.preserve_fds,
                                    husk.seccomp_skip_unknown.value_or(false), husk.init.value_or(false),
-                                   husk.root_tmpfs.value_or(false), cgroup2_mount, husk.address_space}));
+                                   husk.root_tmpfs.value_or(false), cgroup2_mount, runtime.rootless,
+                                   husk.address_space}));
     warn_ambient_dropped(launch.plan.credentials, options.warn);
     launch.buffers = std::make_unique<process::ChildBuffers>();
     trace::mark("plans prepared");
@@ -132,7 +150,9 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Con
     r.bundle = launch.bundle.dir;
     r.rootfs = launch.bundle.rootfs;
     r.created = now_rfc3339_nano();
-    r.owner = "root";
+    // The creating user's name as /etc/passwd has it (runc's OWNER column), its uid where it has none.
+    const std::string owner = local_user(::geteuid()).name;
+    r.owner = owner.empty() ? std::to_string(::geteuid()) : owner;
     r.annotations = spec.annotations;  // the effective config's, for the OCI state `husk state` prints
     r.boot_id = TRY(state::read_boot_id());
     r.creator_pid = ::getpid();
@@ -161,7 +181,9 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Con
     launch.exec_fifo = TRY(open_fd_at(launch.dir->fd(), state::StateDir::exec_fifo, O_RDWR));
     if (!cgroup_plan.disabled()) launch.cgroup.emplace(TRY(cgroup::create_cgroup(cgroup_plan)));
     trace::mark("cgroup");
-    if (auto checked = monitor::check_limits(launch.policy, launch.cgroup ? &*launch.cgroup : nullptr); !checked) {
+    if (auto checked = monitor::check_limits(launch.policy, launch.cgroup ? &*launch.cgroup : nullptr,
+                                             cgroup::no_cgroup_reason(cgroup_choice.manager));
+        !checked) {
         // A tenant's CPU ceiling gives every run a CPU budget: say where it came from (fail closed: a charge
         // that cannot be measured is not taken on trust).
         if (launch.tenant && launch.tenant->budgets.cpu_usec)
@@ -197,6 +219,22 @@ std::optional<std::uint32_t> status_id(const std::string& status, std::string_vi
     return static_cast<std::uint32_t>(std::strtoul(status.c_str() + at + key.size() + 3, nullptr, 10));
 }
 
+// /proc/PID/uid_map's lines ("inside outside count", space-aligned).
+std::vector<state::IdMapLine> parse_id_map(const std::string& text) {
+    std::vector<state::IdMapLine> lines;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        std::size_t end = text.find('\n', at);
+        if (end == std::string::npos) end = text.size();
+        unsigned long inside = 0, outside = 0, count = 0;
+        if (std::sscanf(text.substr(at, end - at).c_str(), "%lu %lu %lu", &inside, &outside, &count) == 3)
+            lines.push_back({static_cast<std::uint32_t>(inside), static_cast<std::uint32_t>(outside),
+                             static_cast<std::uint32_t>(count)});
+        at = end + 1;
+    }
+    return lines;
+}
+
 // Who init is to the host, observed once it is ready (not taken from the config): its real uid and gid,
 // and whether it has a user namespace of its own (its uid_map is not the initial "0 0 4294967295"). What
 // cannot be read is left out rather than guessed.
@@ -213,6 +251,10 @@ void observe_identity(pid_t pid, state::Security& sec) {
         bool initial = fields == 3 && inside == 0 && outside == 0 && count == 4294967295UL &&
                        map->find('\n') == map->size() - 1;
         sec.user_namespace = !initial;
+        if (!initial) {
+            sec.uid_map = parse_id_map(*map);
+            if (auto gids = read_file_at(dir->get(), "gid_map")) sec.gid_map = parse_id_map(*gids);
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "container/bundle.hpp"
+#include "container/rootless.hpp"
 #include "husk/container.hpp"
 #include "spec/sandbox_config.hpp"
 #include "state/state_dir.hpp"
@@ -55,21 +56,16 @@ std::vector<spec::SandboxBind> host_etc(spec::SandboxNet net) {
     return binds;
 }
 
-// In a user namespace the container's root (host uid 2^30) binds the rootfs onto itself, or mounts the tmpfs
-// root over the state root, from inside, so each directory on the path must let others search it (mktemp -d
-// makes 0700). Said here, with what to do, rather than as the child's bare "permission denied".
-// The tmpfs root is mounted over the state root itself, which needs only its parents searchable.
-Result<void> check_reachable(const std::string& path, const char* flag, bool including_itself) {
-    std::size_t first = including_itself ? path.size() : path.rfind('/');
-    for (std::size_t slash = first; slash != std::string::npos && slash > 0; slash = path.rfind('/', slash - 1)) {
-        std::string dir = path.substr(0, slash);
-        struct stat st {};
-        if (::stat(dir.c_str(), &st) != 0) return fail_sys(errno, flag, dir);
-        if (!(st.st_mode & S_IXOTH))
-            return fail_msg(std::string(flag) + " " + path + ": the sandbox's root (host uid " +
-                            std::to_string(spec::sandbox_host_id_base) + " in its user namespace) cannot reach it: " +
-                            dir + " is not searchable by others (chmod o+x it, or use --no-userns)");
-    }
+// The directories above the root are reached by the container's init before it takes its ids (mnt::hold_rootfs),
+// so a 0700 parent (mktemp -d, $XDG_RUNTIME_DIR) is fine; the --rootfs directory itself becomes "/" and must let
+// the sandbox's ids search it. Said here, with what to do, rather than as the child's bare "permission denied".
+Result<void> check_searchable_root(const std::string& rootfs) {
+    struct stat st {};
+    if (::stat(rootfs.c_str(), &st) != 0) return fail_sys(errno, "--rootfs", rootfs);
+    if (!(st.st_mode & S_IXOTH))
+        return fail_msg("--rootfs " + rootfs + ": the sandbox's ids (host uids from " +
+                        std::to_string(spec::sandbox_host_id_base) + " in its user namespace) cannot search it: it "
+                        "is not searchable by others (chmod o+x it, or use --no-userns)");
     return {};
 }
 
@@ -136,6 +132,7 @@ Result<void> check_sandbox_output(const SandboxOutput& output, const spec::Sandb
 
 Result<std::string> sandbox_config_json(const Runtime& runtime, spec::SandboxSettings settings,
                                         const std::vector<SandboxOutput>& outputs) {
+    if (runtime.rootless) TRY(container::rootless_sandbox_maps(settings));
     for (spec::SandboxBind& bind : settings.binds) bind.source = absolute(bind.source);
     for (const SandboxOutput& output : outputs) TRY(check_sandbox_output(output, settings));
     TRY(state::make_root(runtime.root));
@@ -144,12 +141,13 @@ Result<std::string> sandbox_config_json(const Runtime& runtime, spec::SandboxSet
         // The tmpfs root needs a directory to cover (inside the container's mount namespace only): the state
         // root, which exists whenever husk runs a container, is husk's own, and is hidden that way as well.
         settings.tmpfs_root_at = TRY(container::absolute_directory(runtime.root, "state root"));
-        if (settings.userns) TRY(check_reachable(settings.tmpfs_root_at, "--root", false));
         settings.host_view = host_view();
         settings.host_etc = host_etc(settings.net);
     } else {
         settings.rootfs = TRY(container::absolute_directory(settings.rootfs, "--rootfs"));
-        if (settings.userns) TRY(check_reachable(settings.rootfs, "--rootfs", true));
+        // Without root and with the caller's own ids alone, the program is the directory's owner.
+        const bool owner_runs_it = runtime.rootless && settings.uid_map.size() == 1;
+        if (settings.userns && !owner_runs_it) TRY(check_searchable_root(settings.rootfs));
         TRY(check_mount_points(settings));
     }
     return spec::sandbox_config_json(settings);

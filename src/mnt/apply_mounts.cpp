@@ -87,34 +87,45 @@ Result<void> apply_mount(int root_fd, const PreparedMount& mount, UniqueFd fetch
 
 }  // namespace
 
-Result<void> apply_mounts(const RootfsPlan& plan, TreeSource trees) noexcept {
+Result<UniqueFd> hold_rootfs(const RootfsPlan& plan) noexcept {
     const char* rootfs = plan.rootfs.c_str();
     // config-linux.md "Rootfs Mount Propagation"; by default rslave: nothing we mount from here on reaches
     // the host's mount namespace.
     if (::mount(nullptr, "/", nullptr, plan.root_propagation, nullptr) != 0)
         return fail_sys(errno, "set propagation of", "/");
     if (plan.make_rootfs_parent_private) TRY(make_parent_private(rootfs));
+    UniqueFd held(::open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!held) return fail_sys(errno, "open", rootfs);
+    return held;
+}
+
+Result<UniqueFd> apply_mounts(const RootfsPlan& plan, int rootfs, TreeSource trees) noexcept {
+    const char* subject = plan.rootfs.c_str();
     // The rootfs becomes a mount of its own: pivot_root needs one, and targets resolve beneath it. With
-    // run.husk.root=tmpfs that mount is a fresh tmpfs instead of root.path bound onto itself.
+    // run.husk.root=tmpfs that mount is a fresh tmpfs instead of root.path bound onto itself. Both through the
+    // held fd: no path is resolved again.
+    UniqueFd root;
     if (plan.root_tmpfs) {
-        TRY(mount_tmpfs_root(rootfs));
-    } else if (::mount(rootfs, rootfs, nullptr, MS_BIND | MS_REC, nullptr) != 0) {
-        return fail_sys(errno, "bind rootfs onto itself", rootfs);
+        root = TRY(mount_tmpfs_root(rootfs, subject));
+    } else {
+        root = TRY(clone_tree(rootfs, true, subject));
+        TRY(attach(root.get(), rootfs, subject));
     }
-    UniqueFd root(::open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC));
-    if (!root) return fail_sys(errno, "open", rootfs);
 
     // config.md "Mounts": "The runtime MUST mount entries in the listed order." A bind's tree is cloned only
     // now, after the rootfs bind and the mounts before it, so mountinfo shows that order too.
     for (std::size_t i = 0; i < plan.mounts.size(); ++i) {
         UniqueFd tree;
-        if (plan.mounts[i].kind == MountKind::bind && trees.fetch != nullptr) tree = TRY(trees.fetch(trees.context, i));
+        if (plan.mounts[i].kind == MountKind::bind && plan.binds_in_child)
+            tree = TRY(clone_bind_source_here(plan, i));
+        else if (plan.mounts[i].kind == MountKind::bind && trees.fetch != nullptr)
+            tree = TRY(trees.fetch(trees.context, i));
         TRY(apply_mount(root.get(), plan.mounts[i], std::move(tree)));
     }
     if (plan.setup_dev) TRY(apply_devices(plan, root.get()));
     // config-linux.md "Default Devices": /dev/console is a bind of the pty; its mount point exists now.
     if (plan.terminal) TRY(open_mount_point(root.get(), "/dev/console", Create::file));
-    return {};
+    return root;
 }
 
 }  // namespace husk::mnt

@@ -45,16 +45,16 @@ Result<PreparedDevice> make_device(const std::string& path, mode_t type, dev_t r
     device.rdev = type == S_IFIFO ? 0 : rdev;
     device.uid = uid;
     device.gid = gid;
-    if (type != S_IFIFO) device.host_tree = open_host_device(device.path, type, device.rdev);
+    if (type != S_IFIFO) device.host_tree = open_host_device(device.path.c_str(), type, device.rdev);
     return device;
 }
 
 }  // namespace
 
-UniqueFd open_host_device(const std::string& path, mode_t type, dev_t rdev) {
+UniqueFd open_host_device(const char* path, mode_t type, dev_t rdev) noexcept {
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0 || (st.st_mode & S_IFMT) != type || st.st_rdev != rdev) return {};
-    UniqueFd tree(sys::open_tree(AT_FDCWD, path.c_str(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC));
+    if (::stat(path, &st) != 0 || (st.st_mode & S_IFMT) != type || st.st_rdev != rdev) return {};
+    UniqueFd tree(sys::open_tree(AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC));
     // Re-check what was actually cloned: the path could have changed between stat and open_tree.
     if (!tree || ::fstat(tree.get(), &st) != 0 || (st.st_mode & S_IFMT) != type || st.st_rdev != rdev) return {};
     return tree;
@@ -106,11 +106,14 @@ Result<void> apply_devices(const RootfsPlan& plan, int root_fd) noexcept {
         }
         if (errno == EEXIST) continue;  // the rootfs has one already; runc keeps it too
         if (errno != EPERM) return fail_sys(errno, "mknod", device.path.c_str());
-        // No CAP_MKNOD over the filesystem (a user namespace): bind the host's node instead.
-        if (!device.host_tree)
-            return fail_sys(EPERM, "mknod (and the host has no such device to bind)", device.path.c_str());
+        // No CAP_MKNOD over the filesystem (a user namespace): bind the host's node instead. Without root it
+        // could not be cloned in prepare: cloned here, from the host's /dev our mount namespace still shows.
+        UniqueFd cloned_here;
+        if (!device.host_tree) cloned_here = open_host_device(device.path.c_str(), device.mode & S_IFMT, device.rdev);
+        const int host_node = device.host_tree ? device.host_tree.get() : cloned_here.get();
+        if (host_node < 0) return fail_sys(EPERM, "mknod (and the host has no such device to bind)", device.path.c_str());
         UniqueFd target = TRY(open_mount_point(root_fd, device.path.c_str(), Create::file));
-        TRY(attach(device.host_tree.get(), target.get(), device.path.c_str()));
+        TRY(attach(host_node, target.get(), device.path.c_str()));
     }
 
     UniqueFd dev = TRY(open_mount_point(root_fd, "/dev", Create::directory));

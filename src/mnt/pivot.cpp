@@ -21,12 +21,10 @@ Result<void> check(int rc, const char* op, const char* subject) noexcept {
 // pivot_root(2) "NOTES": pivot_root(".", ".") stacks the old root on top of the new one; unmounting "."
 // from the old root's directory then leaves only the new root. The old root is made a recursive slave
 // first, so its unmount does not propagate to the host.
-Result<void> pivot(const char* rootfs) noexcept {
+Result<void> pivot(int root, const char* rootfs) noexcept {
     UniqueFd old_root(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (!old_root) return fail_sys(errno, "open", "/");
-    UniqueFd new_root(::open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC));
-    if (!new_root) return fail_sys(errno, "open", rootfs);
-    TRY(check(::fchdir(new_root.get()), "chdir", rootfs));
+    TRY(check(::fchdir(root), "chdir", rootfs));
     TRY(check(sys::pivot_root(".", "."), "pivot_root", rootfs));
     TRY(check(::fchdir(old_root.get()), "chdir", "old root"));
     TRY(check(::mount(nullptr, ".", nullptr, MS_SLAVE | MS_REC, nullptr), "make old root a slave", "/"));
@@ -36,20 +34,21 @@ Result<void> pivot(const char* rootfs) noexcept {
 
 // --no-pivot: move the rootfs mount over "/" and chroot into it. Weaker than pivot_root (the old root stays
 // reachable for a process that can escape a chroot), which is why runc refuses private propagation with it.
-Result<void> move_root(const char* rootfs) noexcept {
-    TRY(check(::chdir(rootfs), "chdir", rootfs));
-    TRY(check(::mount(rootfs, "/", nullptr, MS_MOVE, nullptr), "move rootfs onto", "/"));
+// "." is the root of the rootfs's mount, which MS_MOVE needs.
+Result<void> move_root(int root, const char* rootfs) noexcept {
+    TRY(check(::fchdir(root), "chdir", rootfs));
+    TRY(check(::mount(".", "/", nullptr, MS_MOVE, nullptr), "move rootfs onto", "/"));
     TRY(check(::chroot("."), "chroot", rootfs));
     return {};
 }
 
 }  // namespace
 
-Result<void> apply_pivot(const RootfsPlan& plan) noexcept {
+Result<void> apply_pivot(const RootfsPlan& plan, int root) noexcept {
     if (plan.no_pivot)
-        TRY(move_root(plan.rootfs.c_str()));
+        TRY(move_root(root, plan.rootfs.c_str()));
     else
-        TRY(pivot(plan.rootfs.c_str()));
+        TRY(pivot(root, plan.rootfs.c_str()));
     TRY(check(::chdir("/"), "chdir", "/"));
     // runc re-applies a shared/slave/unbindable rootfsPropagation to the new "/" itself.
     if (plan.post_pivot_propagation != 0)

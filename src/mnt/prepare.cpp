@@ -43,6 +43,7 @@ Result<RootfsPlan> prepare_rootfs(const spec::Spec& spec, const std::string& roo
     RootfsPlan plan;
     plan.rootfs = rootfs;
     plan.root_tmpfs = options.root_tmpfs;
+    plan.binds_in_child = options.rootless;
     plan.no_pivot = options.no_pivot;
     plan.terminal = options.terminal;
     plan.readonly_root = spec.root.readonly;
@@ -73,7 +74,7 @@ Result<RootfsPlan> prepare_rootfs(const spec::Spec& spec, const std::string& roo
     // new (it shows the namespace's root, and changes nothing of the host's).
     const std::string cgroup2_bind = has_new_cgroup_namespace(spec) ? std::string() : options.cgroup2_mount;
     for (std::size_t i = 0; i < spec.mounts.size(); ++i) {
-        auto prepared = prepare_mount(spec.mounts[i], options.bundle, cgroup2_bind);
+        auto prepared = prepare_mount(spec.mounts[i], options.bundle, cgroup2_bind, options.rootless);
         if (!prepared) return fail(prepared.error().context("mounts[" + std::to_string(i) + "]"));
         plan.mounts.push_back(std::move(*prepared));
     }
@@ -84,7 +85,7 @@ Result<RootfsPlan> prepare_rootfs(const spec::Spec& spec, const std::string& roo
         for (const auto& path : spec.linux->masked_paths) plan.masked_paths.push_back(clean_path(path));
         for (const auto& path : spec.linux->readonly_paths) plan.readonly_paths.push_back(clean_path(path));
     }
-    if (!plan.masked_paths.empty()) plan.host_null = open_host_device("/dev/null", S_IFCHR, makedev(1, 3));
+    if (!plan.masked_paths.empty()) plan.host_null = open_host_device("/dev/null", S_IFCHR, makedev(1, 3));  // none without root: choose_null
     return plan;
 }
 

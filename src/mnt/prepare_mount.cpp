@@ -17,9 +17,13 @@
 #include <sys/vfs.h>
 #include <linux/magic.h>
 
+#include <linux/limits.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstring>
 #include <string_view>
 
 #include "base/sys.hpp"
@@ -73,7 +77,7 @@ Result<UniqueFd> clone_source(const PreparedMount& prepared, const char* subject
 }
 
 Result<void> prepare_bind(const spec::Mount& mount, const MountOptions& options, const std::string& bundle,
-                          PreparedMount& prepared) {
+                          bool rootless, PreparedMount& prepared) {
     if (mount.source.empty()) return fail_msg("source: a bind mount needs a source");
     // config.md: "Path values for bind mounts are either absolute or relative to the bundle."
     std::string source = mount.source;
@@ -86,7 +90,7 @@ Result<void> prepare_bind(const spec::Mount& mount, const MountOptions& options,
     prepared.target = S_ISDIR(st.st_mode) ? TargetKind::directory : TargetKind::file;
     // "bind" copies one mount, "rbind" the subtree (mount(8)).
     prepared.recursive = options.recursive_bind();
-    prepared.tree = TRY(clone_source(prepared, source.c_str()));
+    if (!rootless) prepared.tree = TRY(clone_source(prepared, source.c_str()));
     return {};
 }
 
@@ -121,8 +125,39 @@ Result<UniqueFd> clone_bind_source(const RootfsPlan& plan, std::size_t index) {
     return tree;
 }
 
+Result<UniqueFd> clone_bind_source_here(const RootfsPlan& plan, std::size_t index) noexcept {
+    const PreparedMount& mount = plan.mounts[index];
+    const char* subject = mount.destination.c_str();
+    // The source's path as the fd opened in prepare names it; "/proc/thread-self/fd/N" itself would lead to
+    // the parent's mount namespace, whose mounts open_tree does not clone from here.
+    char link[64] = "/proc/thread-self/fd/";
+    std::size_t used = std::strlen(link);
+    char digits[16];
+    std::size_t count = 0;
+    for (unsigned fd = static_cast<unsigned>(mount.source.get()); count == 0 || fd != 0; fd /= 10) digits[count++] = static_cast<char>('0' + fd % 10);
+    while (count > 0) link[used++] = digits[--count];
+    link[used] = '\0';
+    char path[PATH_MAX];
+    ssize_t length = ::readlink(link, path, sizeof path - 1);
+    if (length < 0) return fail_sys(errno, "readlink bind source", subject);
+    path[length] = '\0';
+    unsigned flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (mount.recursive ? AT_RECURSIVE : 0u);
+    UniqueFd tree(sys::open_tree(AT_FDCWD, path, flags));
+    if (!tree) return fail_sys(errno, "open_tree bind source", path);
+    struct stat opened {}, cloned {};
+    if (::fstat(mount.source.get(), &opened) != 0 || ::fstat(tree.get(), &cloned) != 0)
+        return fail_sys(errno, "stat bind source", path);
+    if (opened.st_dev != cloned.st_dev || opened.st_ino != cloned.st_ino)
+        return fail_sys(ESTALE, "bind source changed since it was opened", path);
+    mount_attr slave{};
+    slave.propagation = MS_SLAVE;
+    if (sys::mount_setattr(tree.get(), "", AT_EMPTY_PATH | AT_RECURSIVE, &slave) != 0)
+        return fail_sys(errno, "make bind source a slave", subject);
+    return tree;
+}
+
 Result<PreparedMount> prepare_mount(const spec::Mount& mount, const std::string& bundle,
-                                    const std::string& cgroup2_bind) {
+                                    const std::string& cgroup2_bind, bool rootless) {
     PreparedMount prepared;
     if (mount.destination.empty()) return fail_msg("destination: empty");
     prepared.destination = clean_path(mount.destination);
@@ -140,7 +175,7 @@ Result<PreparedMount> prepare_mount(const spec::Mount& mount, const std::string&
         prepared.kind = MountKind::remount;
     } else if (options->bind() || mount.type == "bind") {
         prepared.kind = MountKind::bind;
-        TRY(prepare_bind(mount, *options, bundle, prepared));
+        TRY(prepare_bind(mount, *options, bundle, rootless, prepared));
     } else {
         if (mount.type.empty()) return fail_msg("type: required unless options hold \"bind\" or \"rbind\"");
         prepared.kind = MountKind::filesystem;
@@ -156,7 +191,7 @@ Result<PreparedMount> prepare_mount(const spec::Mount& mount, const std::string&
             bound.type = "bind";
             bound.source = cgroup2_bind;
             bound.options.push_back("bind");
-            return prepare_mount(bound, bundle, std::string());
+            return prepare_mount(bound, bundle, std::string(), rootless);
         }
         if (!mount.source.empty()) prepared.parameters.push_back(FsParameter{"source", mount.source, false});
         add_data(options->data, prepared.parameters);

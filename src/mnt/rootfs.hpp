@@ -28,6 +28,10 @@ struct RootfsOptions {
     // The cgroup v2 hierarchy's mount point as husk sees it ("/sys/fs/cgroup/unified"): a "cgroup" mount of a
     // container without a new cgroup namespace is a bind of it (prepare.cpp). Empty: mounted anew.
     std::string cgroup2_mount;
+    // husk runs without root (docs/rootless.md): open_tree(OPEN_TREE_CLONE) needs CAP_SYS_ADMIN over the mount
+    // namespace, which the caller has in the container's alone. So a bind source and a host device node are
+    // cloned by the child itself (clone_bind_source_here), not in prepare or by the parent.
+    bool rootless = false;
 };
 
 enum class MountKind {
@@ -89,6 +93,7 @@ struct DevSymlink {
 
 struct RootfsPlan {
     std::string rootfs;  // absolute, resolved host path
+    bool binds_in_child = false;  // RootfsOptions::rootless: apply_mounts clones each bind source itself
     bool root_tmpfs = false;  // mount_tmpfs_root over it instead of binding it onto itself
     bool no_pivot = false;
     bool terminal = false;
@@ -113,6 +118,11 @@ Result<RootfsPlan> prepare_rootfs(const spec::Spec& spec, const std::string& roo
 // prepare (no path is resolved again) and made a slave like the prepared one.
 Result<UniqueFd> clone_bind_source(const RootfsPlan& plan, std::size_t index);
 
+// Child, without root: a detached slave copy of plan.mounts[index]'s source, cloned in the container's mount
+// namespace (a copy of the parent's, so the source's path, as the fd opened in prepare names it, leads to a
+// copy of the same mount) and checked to be the very file prepare opened (device and inode); before pivot_root.
+Result<UniqueFd> clone_bind_source_here(const RootfsPlan& plan, std::size_t index) noexcept;
+
 // Where apply_mounts gets each bind's tree at the moment it attaches it. A mount's unique id is given when it
 // is created (for a bind: when its tree is cloned, not when move_mount attaches it), and /proc/self/mountinfo
 // lists mounts in that order (Linux >= 6.8): trees cloned in prepare would show before the rootfs. The container's
@@ -122,11 +132,18 @@ struct TreeSource {
     const void* context = nullptr;
 };
 
-// (1) rootfsPropagation on "/", the rootfs bound onto itself, config.md "Mounts" in order, /dev setup,
-//     linux.devices, the /dev/console placeholder.
-Result<void> apply_mounts(const RootfsPlan& plan, TreeSource trees = {}) noexcept;
-// (2) pivot_root into the rootfs and detach the old root (or MS_MOVE + chroot); ends with cwd "/".
-Result<void> apply_pivot(const RootfsPlan& plan) noexcept;
+// (0) rootfsPropagation on "/", the rootfs's parent mount made private when it could be shared, and the rootfs
+//     directory opened: before init takes its ids in a user namespace, while they are still its parent's (root's,
+//     or the unprivileged caller's). So a rootfs, or the state root a tmpfs root covers, below a directory that
+//     the container's ids cannot search (a 0700 $XDG_RUNTIME_DIR, mktemp -d) is reached all the same; nothing
+//     after this step resolves a host path.
+Result<UniqueFd> hold_rootfs(const RootfsPlan& plan) noexcept;
+// (1) The held rootfs bound onto itself (or a fresh tmpfs over it), config.md "Mounts" in order, /dev setup,
+//     linux.devices, the /dev/console placeholder. Returns the new root's mount.
+Result<UniqueFd> apply_mounts(const RootfsPlan& plan, int rootfs, TreeSource trees = {}) noexcept;
+// (2) pivot_root into `root` (apply_mounts's mount) and detach the old root (or MS_MOVE + chroot); ends with
+//     cwd "/".
+Result<void> apply_pivot(const RootfsPlan& plan, int root) noexcept;
 // (3) Binds the pty slave (opened from the container's own devpts) over /dev/console.
 Result<void> apply_console(const RootfsPlan& plan, int pty_slave_fd) noexcept;
 // (4) readonlyPaths, maskedPaths, a read-only /dev if asked, the read-only root.

@@ -48,7 +48,7 @@ TEST_CASE("mounts inside a bind of a shared host mount do not propagate back to 
         pid_t container = ::fork();
         if (container == 0) {
             if (::unshare(CLONE_NEWNS) != 0) ::_exit(30);
-            if (!mnt::apply_mounts(*plan) || !mnt::apply_pivot(*plan)) ::_exit(31);
+            if (!mount_and_pivot(*plan)) ::_exit(31);
             struct statfs fs {};
             ::_exit(::statfs("/data/inner", &fs) == 0 && fs.f_type == TMPFS_MAGIC ? 0 : 32);
         }
@@ -76,8 +76,7 @@ TEST_CASE("rootfsPropagation and per-mount propagation options reach the mount t
     s.linux->rootfs_propagation = GENERATE(std::string("rshared"), std::string("rprivate"), std::string("unbindable"));
     mnt::RootfsPlan plan = prepare(s, rootfs.path);
     Report r = run_container(UserNs::no, [&](const Reporter& out) {
-        out.step("mounts", mnt::apply_mounts(plan));
-        out.step("pivot", mnt::apply_pivot(plan));
+        out.step("mounts and pivot", mount_and_pivot(plan));
         report_mounts(out);
     });
     INFO("rootfsPropagation " << s.linux->rootfs_propagation << "; error: " << r["error"]);
@@ -101,8 +100,7 @@ TEST_CASE("--no-pivot moves the rootfs over / and chroots into it", "[mnt]") {
     s.mounts.push_back(make_mount("/proc", "proc", "proc", {}));
     mnt::RootfsPlan plan = prepare(s, rootfs.path, {.no_pivot = true, .terminal = false, .bundle = {}});
     Report r = run_container(UserNs::no, [&](const Reporter& out) {
-        out.step("mounts", mnt::apply_mounts(plan));
-        out.step("pivot", mnt::apply_pivot(plan));
+        out.step("mounts and pivot", mount_and_pivot(plan));
         char cwd[256] = {};
         out.put("cwd", ::getcwd(cwd, sizeof cwd) ? cwd : "none");
         out.put("marker", content_of("/marker"));
@@ -142,7 +140,7 @@ TEST_CASE("a mount reaching into /proc is refused, by its path or through a syml
         REQUIRE(::symlink("/proc/sys/kernel", (rootfs / "sneaky").c_str()) == 0);
         s.mounts.push_back(make_mount("/sneaky/hostname", "bind", host / "file", {"bind"}));
         mnt::RootfsPlan plan = prepare(s, rootfs.path);
-        Report r = run_container(UserNs::no, [&](const Reporter& out) { out.step("mounts", mnt::apply_mounts(plan)); });
+        Report r = run_container(UserNs::no, [&](const Reporter& out) { out.step("mounts", hold_and_mount(plan)); });
         CHECK(r["exit"] == "3");
         CHECK(r["error"].find("resolves inside /proc") != std::string::npos);
     }
@@ -199,7 +197,7 @@ TEST_CASE("a bad filesystem option fails in the child with the kernel's own expl
     spec::Spec s = base_spec();
     s.mounts.push_back(make_mount("/tmp", "tmpfs", "tmpfs", {"size=lots"}));
     mnt::RootfsPlan plan = prepare(s, rootfs.path);
-    Report r = run_container(UserNs::no, [&](const Reporter& out) { out.step("mounts", mnt::apply_mounts(plan)); });
+    Report r = run_container(UserNs::no, [&](const Reporter& out) { out.step("mounts", hold_and_mount(plan)); });
     CHECK(r["exit"] == "3");
     CHECK(r["error"].find("fsconfig size for \"/tmp\"") != std::string::npos);
     CHECK(r["error"].find("Bad value for 'size'") != std::string::npos);  // from the fs context log

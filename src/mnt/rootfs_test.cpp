@@ -52,8 +52,7 @@ TEST_CASE("the full rootfs sequence builds the container's view and leaves the h
     mnt::RootfsPlan plan = prepare(s, rootfs.path, {.no_pivot = false, .terminal = true, .bundle = host.path});
 
     Report r = run_container(UserNs::no, [&](const Reporter& out) {
-        out.step("mounts", mnt::apply_mounts(plan));
-        out.step("pivot", mnt::apply_pivot(plan));
+        out.step("mounts and pivot", mount_and_pivot(plan));
         int master = ::open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
         int unlock = 0;
         if (master < 0 || ::ioctl(master, TIOCSPTLCK, &unlock) != 0) out.put("error", "ptmx");
@@ -167,8 +166,7 @@ TEST_CASE("the rootfs sequence works inside a user namespace by binding the host
     mnt::RootfsPlan plan = prepare(s, rootfs.path);
 
     Report r = run_container(UserNs::yes, [&](const Reporter& out) {
-        out.step("mounts", mnt::apply_mounts(plan));
-        out.step("pivot", mnt::apply_pivot(plan));
+        out.step("mounts and pivot", mount_and_pivot(plan));
         out.step("finalize", mnt::apply_finalize(plan));
         report_mounts(out);
         for (const char* dev : {"/dev/null", "/dev/urandom", "/dev/tty", "/dev/myfifo", "/proc/cmdline"})
@@ -223,8 +221,7 @@ TEST_CASE("linux.devices are made with their type, numbers, mode and owner", "[m
 
     Report r = run_container(UserNs::no, [&](const Reporter& out) {
         ::umask(077);  // the modes must not depend on the umask
-        out.step("mounts", mnt::apply_mounts(plan));
-        out.step("pivot", mnt::apply_pivot(plan));
+        out.step("mounts and pivot", mount_and_pivot(plan));
         out.step("finalize", mnt::apply_finalize(plan));
         for (const char* dev : {"/dev/fuse", "/dev/loop-test", "/dev/net/tun", "/dev/fifo", "/dev/null", "/dev/zero"}) {
             out.put(std::string("stat:") + dev, describe(dev));
@@ -266,8 +263,7 @@ TEST_CASE("a fake /dev/null in the rootfs is never used to mask a path", "[mnt]"
         mnt::RootfsPlan plan = prepare(s, rootfs.path);
         REQUIRE(plan.host_null);
         Report r = run_container(UserNs::no, [&](const Reporter& out) {
-            out.step("mounts", mnt::apply_mounts(plan));
-            out.step("pivot", mnt::apply_pivot(plan));
+            out.step("mounts and pivot", mount_and_pivot(plan));
             out.step("finalize", mnt::apply_finalize(plan));
             for (const char* path : {"/dev/null", "/etc/secret", "/etc/other"})
                 out.put(std::string("stat:") + path, describe(path));
@@ -284,8 +280,7 @@ TEST_CASE("a fake /dev/null in the rootfs is never used to mask a path", "[mnt]"
         mnt::RootfsPlan plan = prepare(s, rootfs.path);
         plan.host_null.reset();
         Report r = run_container(UserNs::no, [&](const Reporter& out) {
-            out.step("mounts", mnt::apply_mounts(plan));
-            out.step("pivot", mnt::apply_pivot(plan));
+            out.step("mounts and pivot", mount_and_pivot(plan));
             out.step("finalize", mnt::apply_finalize(plan));
         });
         CHECK(r["exit"] == "3");
@@ -297,8 +292,7 @@ TEST_CASE("a fake /dev/null in the rootfs is never used to mask a path", "[mnt]"
         mnt::RootfsPlan plan = prepare(s, rootfs.path);
         plan.host_null.reset();
         Report r = run_container(UserNs::no, [&](const Reporter& out) {
-            out.step("mounts", mnt::apply_mounts(plan));
-            out.step("pivot", mnt::apply_pivot(plan));
+            out.step("mounts and pivot", mount_and_pivot(plan));
             out.step("finalize", mnt::apply_finalize(plan));
         });
         CHECK(r["exit"] == "3");
@@ -334,8 +328,7 @@ TEST_CASE("tmpcopyup gives the tmpfs a copy of the directory it covers, types, m
     s.mounts.push_back(make_mount("/given", "tmpfs", "tmpfs", {"mode=1777"}));
     mnt::RootfsPlan plan = prepare(s, rootfs.path);
     Report r = run_container(UserNs::no, [&](const Reporter& out) {
-        out.step("mounts", mnt::apply_mounts(plan));
-        out.step("pivot", mnt::apply_pivot(plan));
+        out.step("mounts and pivot", mount_and_pivot(plan));
         out.put("fs", fs_type("/run"));
         for (const char* path : {"/run", "/run/file", "/run/sub", "/run/sub/deeper", "/run/fifo", "/run/link",
                                  "/plain", "/given"})

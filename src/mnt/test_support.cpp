@@ -220,4 +220,16 @@ RootfsPlan prepare(const spec::Spec& s, const std::string& rootfs, RootfsOptions
 
 bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
 
+Result<void> mount_and_pivot(const RootfsPlan& plan) noexcept {
+    UniqueFd held = TRY(hold_rootfs(plan));
+    UniqueFd root = TRY(apply_mounts(plan, held.get()));
+    return apply_pivot(plan, root.get());
+}
+
+Result<void> hold_and_mount(const RootfsPlan& plan) noexcept {
+    UniqueFd held = TRY(hold_rootfs(plan));
+    TRY(apply_mounts(plan, held.get()));
+    return {};
+}
+
 }  // namespace husk::mnt::testing

@@ -59,6 +59,10 @@ spec::Mount make_mount(std::string destination, std::string type, std::string so
 spec::Spec base_spec();                 // a mount and a pid namespace, nothing else
 void add_default_mounts(spec::Spec& s);  // runc's /proc, /dev, /dev/pts, /dev/shm, /dev/mqueue, /sys
 RootfsPlan prepare(const spec::Spec& s, const std::string& rootfs, RootfsOptions options = {});
+// The child's steps (0)-(2) in a row: hold_rootfs, apply_mounts (with the trees cloned in prepare), apply_pivot.
+Result<void> mount_and_pivot(const RootfsPlan& plan) noexcept;
+// Steps (0) and (1) only.
+Result<void> hold_and_mount(const RootfsPlan& plan) noexcept;
 bool starts_with(const std::string& text, const std::string& prefix);
 
 }  // namespace husk::mnt::testing

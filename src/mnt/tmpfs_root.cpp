@@ -2,13 +2,14 @@
 // directory, so that the mount points of mounts[] are made in memory and never in a host path. This is how
 // `husk sandbox` shows the host's /usr read-only without a rootfs (as bubblewrap does with its tmpfs root).
 #include <fcntl.h>
-#include <sys/mount.h>
+#include <linux/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
+#include "mnt/mount_api.hpp"
 #include "mnt/rootfs_internal.hpp"
 
 namespace husk::mnt {
@@ -36,20 +37,20 @@ Result<void> write_new_file(int dir, const char* name, const char* text, const c
 
 }  // namespace
 
-Result<void> mount_tmpfs_root(const char* rootfs) noexcept {
-    // We are in the container's own mount namespace with "/" a slave at least (apply_mounts' first step), so
-    // covering root.path is seen by nobody outside; the host directory is neither read nor written. nosuid and
-    // nodev as every tmpfs husk makes; 0755 as a root directory has.
-    if (::mount("tmpfs", rootfs, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
-        return fail_sys(errno, "mount a tmpfs root at", rootfs);
-    UniqueFd root(::open(rootfs, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!root) return fail_sys(errno, "open the tmpfs root at", rootfs);
+Result<UniqueFd> mount_tmpfs_root(int rootfs, const char* subject) noexcept {
+    // We are in the container's own mount namespace with "/" a slave at least (hold_rootfs), so covering
+    // root.path is seen by nobody outside; the host directory is neither read nor written. nosuid and nodev as
+    // every tmpfs husk makes; 0755 as a root directory has.
+    UniqueFd root = TRY(create_filesystem("tmpfs", nullptr, 0, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, subject));
+    UniqueFd top(::openat(root.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!top || ::fchmod(top.get(), 0755) != 0) return fail_sys(errno, "chmod the tmpfs root at", subject);
+    TRY(attach(root.get(), rootfs, subject));
     if (::mkdirat(root.get(), "etc", 0755) != 0) return fail_sys(errno, "mkdir", "/etc (tmpfs root)");
     UniqueFd etc(::openat(root.get(), "etc", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!etc) return fail_sys(errno, "open", "/etc (tmpfs root)");
     TRY(write_new_file(etc.get(), "passwd", passwd_text, "/etc/passwd (tmpfs root)"));
     TRY(write_new_file(etc.get(), "group", group_text, "/etc/group (tmpfs root)"));
-    return {};
+    return root;
 }
 
 }  // namespace husk::mnt

@@ -41,8 +41,7 @@ TEST_CASE("a tmpfs root holds the mount points and husk's /etc, the covered dire
     mnt::RootfsPlan plan = prepare(s, covered.path, options);
 
     Report r = run_container(UserNs::yes, [&](const Reporter& out) {
-        out.step("mounts", mnt::apply_mounts(plan));
-        out.step("pivot", mnt::apply_pivot(plan));
+        out.step("mounts and pivot", mount_and_pivot(plan));
         out.step("finalize", mnt::apply_finalize(plan));
         out.put("type:/", fs_type("/"));
         out.put("stat:/", describe("/"));

@@ -52,11 +52,11 @@ state::StopCause cpu_limit_cause(const StopPolicy& policy, std::chrono::microsec
     return cause;
 }
 
-Result<void> check_cpu_limit(const StopPolicy& policy, const cgroup::Cgroup* cgroup) {
+Result<void> check_cpu_limit(const StopPolicy& policy, const cgroup::Cgroup* cgroup, std::string_view no_cgroup) {
     if (!policy.cpu_limit) return {};
     const char* what = "annotations[\"run.husk.cpu-limit\"]: ";
     if (cgroup == nullptr)
-        return fail_msg(std::string(what) + "needs the container's cgroup (cpu.stat), and --cgroup-manager is disabled");
+        return fail_msg(std::string(what) + "needs the container's cgroup (cpu.stat), and " + std::string(no_cgroup));
     auto counters = cgroup::read_keyed_counters(cgroup->dir_fd(), "cpu.stat", cgroup->location().where());
     if (!counters) return fail(counters.error().context(what));
     if (*counters)

@@ -15,7 +15,7 @@ state::StopCause cpu_limit_cause(const StopPolicy& policy, std::chrono::microsec
 
 // The budget counts cpu.stat usage_usec of the container's cgroup: without one, or without the counter, it could
 // not be enforced (fail closed).
-Result<void> check_cpu_limit(const StopPolicy& policy, const cgroup::Cgroup* cgroup);
+Result<void> check_cpu_limit(const StopPolicy& policy, const cgroup::Cgroup* cgroup, std::string_view no_cgroup);
 std::unique_ptr<Watcher> watch_cpu_limit(LimitSetup& setup);
 std::string cpu_limit_detail(const StopPolicy& policy, const ExitStatus& status, const state::StopCause* recorded);
 

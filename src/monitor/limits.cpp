@@ -38,9 +38,9 @@ const Limit* find_limit(std::string_view reason) {
     return nullptr;
 }
 
-Result<void> check_limits(const StopPolicy& policy, const cgroup::Cgroup* cgroup) {
+Result<void> check_limits(const StopPolicy& policy, const cgroup::Cgroup* cgroup, std::string_view no_cgroup) {
     for (const Limit& limit : all)
-        if (limit.check) TRY(limit.check(policy, cgroup));
+        if (limit.check) TRY(limit.check(policy, cgroup, no_cgroup));
     return {};
 }
 

@@ -50,7 +50,7 @@ struct LimitSetup {
 struct Limit {
     Reason reason;  // its entry in the stop-reasons table
     // Before the container exists, its cgroup made: refuses what this host cannot enforce (fail closed). May be null.
-    Result<void> (*check)(const StopPolicy& policy, const cgroup::Cgroup* cgroup);
+    Result<void> (*check)(const StopPolicy& policy, const cgroup::Cgroup* cgroup, std::string_view no_cgroup);
     // Its watcher, or nothing when the policy does not set this limit.
     std::unique_ptr<Watcher> (*watch)(LimitSetup& setup);
     // husk.exit.detail when this limit is the reason: `recorded` is its cause in the record, nothing when the
@@ -62,8 +62,9 @@ std::span<const Limit> limits();
 // Nothing for a reason that is not one of the limits.
 const Limit* find_limit(std::string_view reason);
 
-// Every check of the limits the policy sets.
-Result<void> check_limits(const StopPolicy& policy, const cgroup::Cgroup* cgroup);
+// Every check of the limits the policy sets. `no_cgroup` says why a container without a cgroup has none
+// (cgroup::no_cgroup_reason), for the error of a limit that needs one.
+Result<void> check_limits(const StopPolicy& policy, const cgroup::Cgroup* cgroup, std::string_view no_cgroup);
 
 // What the monitor enforces while it waits, added to `options`: a watcher per limit the policy sets (the
 // output cap's pump takes the plumbing's read ends; the write ends, init's now, are closed here).

@@ -53,11 +53,11 @@ private:
 
 }  // namespace
 
-Result<void> check_net_limit(const StopPolicy& policy, const cgroup::Cgroup* cgroup) {
+Result<void> check_net_limit(const StopPolicy& policy, const cgroup::Cgroup* cgroup, std::string_view no_cgroup) {
     if (!policy.net_ops_kill) return {};
     if (cgroup == nullptr || !cgroup->net_maps() || !cgroup->net_maps()->events)
         return fail_msg("annotations[\"run.husk.net-ops-kill\"]: needs the container's cgroup and its network "
-                        "programs, and --cgroup-manager is disabled");
+                        "programs, and " + std::string(no_cgroup));
     return {};
 }
 

@@ -12,7 +12,7 @@
 namespace husk::monitor {
 
 // The kill needs the events ring of the container's network policy, made with its cgroup.
-Result<void> check_net_limit(const StopPolicy& policy, const cgroup::Cgroup* cgroup);
+Result<void> check_net_limit(const StopPolicy& policy, const cgroup::Cgroup* cgroup, std::string_view no_cgroup);
 std::unique_ptr<Watcher> watch_net_limit(LimitSetup& setup);
 std::string net_limit_detail(const StopPolicy& policy, const ExitStatus& status, const state::StopCause* recorded);
 

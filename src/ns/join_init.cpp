@@ -35,18 +35,27 @@ Result<UniqueFd> differing(int init_ns_dir, const char* file, const char* own) {
 
 }  // namespace
 
-Result<InitNamespaces> open_init_namespaces(pid_t init) {
+Result<InitNamespaces> open_init_namespaces(pid_t init, bool rootless) {
     UniqueFd proc = TRY(open_proc_pid(init));
     UniqueFd dir = TRY(open_fd_at(proc.get(), "ns", O_RDONLY | O_DIRECTORY));
     InitNamespaces out;
     for (const Entry& entry : joined_by_child) {
         std::string own = std::string("/proc/self/ns/") + entry.file;
-        if (TRY(differing(dir.get(), entry.file, own.c_str()))) out.setns_flags |= entry.flag;
+        UniqueFd theirs = TRY(differing(dir.get(), entry.file, own.c_str()));
+        if (!theirs) continue;
+        if (rootless && entry.flag == CLONE_NEWUSER) out.spawner_user = std::move(theirs);
+        else out.setns_flags |= entry.flag;
     }
     // Our *_for_children: a previous enter would already have moved them, but nobody did.
     out.for_children.join_pid = TRY(differing(dir.get(), "pid", "/proc/self/ns/pid_for_children"));
     out.for_children.join_time = TRY(differing(dir.get(), "time", "/proc/self/ns/time_for_children"));
     return out;
+}
+
+Result<void> join_init_user_namespace(const InitNamespaces& namespaces) {
+    if (namespaces.spawner_user && ::setns(namespaces.spawner_user.get(), CLONE_NEWUSER) != 0)
+        return fail_sys(errno, "setns", "container init's user namespace");
+    return {};
 }
 
 Result<void> apply_init_namespaces(const InitNamespaces& namespaces, int init_pidfd) noexcept {

@@ -17,11 +17,18 @@ struct InitNamespaces {
     int setns_flags = 0;
     // join_pid / join_time set when init's differ from ours: ForChildren enters them around clone3.
     NamespacePlan for_children;
+    // Without root: init's user namespace, which the spawner itself joins for good before the pid namespace
+    // (only a process holding CAP_SYS_ADMIN in the pid namespace's owner, a member of it, may enter that);
+    // CLONE_NEWUSER is then not in setns_flags (docs/rootless.md).
+    UniqueFd spawner_user;
 };
 
 // The caller holds a pidfd of init that it has verified (pid + start time + boot id) and checks again that
 // init is alive after this returns: the /proc/<pid>/ns files opened here then belong to that same process.
-Result<InitNamespaces> open_init_namespaces(pid_t init);
+Result<InitNamespaces> open_init_namespaces(pid_t init, bool rootless);
+
+// Spawner side, without root: joins spawner_user (a no-op without one).
+Result<void> join_init_user_namespace(const InitNamespaces& namespaces);
 
 // Child side: init's namespaces that differ from ours, all at once through its pidfd (setns(2) enters the user
 // namespace first). Nothing when none differ.

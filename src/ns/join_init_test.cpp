@@ -44,7 +44,7 @@ struct Unshared {
 }  // namespace
 
 TEST_CASE("joining our own process's namespaces joins nothing", "[ns]") {
-    auto joined = husk::ns::open_init_namespaces(getpid());
+    auto joined = husk::ns::open_init_namespaces(getpid(), false);
     REQUIRE(joined);
     CHECK(joined->setns_flags == 0);
     CHECK_FALSE(joined->for_children.join_pid);
@@ -53,7 +53,7 @@ TEST_CASE("joining our own process's namespaces joins nothing", "[ns]") {
 
 TEST_CASE("exec joins exactly the namespaces of init that differ from ours", "[ns]") {
     Unshared init;
-    auto joined = husk::ns::open_init_namespaces(init.pid);
+    auto joined = husk::ns::open_init_namespaces(init.pid, false);
     REQUIRE(joined);
     CHECK(joined->setns_flags == (CLONE_NEWUTS | CLONE_NEWIPC));
     CHECK_FALSE(joined->for_children.join_pid);
@@ -63,5 +63,5 @@ TEST_CASE("a pid that is gone has no namespaces to join", "[ns]") {
     pid_t child = fork();
     if (child == 0) _exit(0);
     waitpid(child, nullptr, 0);
-    CHECK_FALSE(husk::ns::open_init_namespaces(child));
+    CHECK_FALSE(husk::ns::open_init_namespaces(child, false));
 }

@@ -4,6 +4,7 @@
 #include <linux/nsfs.h>
 #include <sched.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <string>
@@ -50,7 +51,7 @@ Result<UniqueFd> open_namespace(const std::string& field, const std::string& pat
 
 }  // namespace
 
-Result<NamespacePlan> prepare_namespaces(const spec::Linux& linux) {
+Result<NamespacePlan> prepare_namespaces(const spec::Linux& linux, bool rootless) {
     NamespacePlan plan;
     for (std::size_t i = 0; i < linux.namespaces.size(); ++i) {
         const auto& entry = linux.namespaces[i];
@@ -85,6 +86,16 @@ Result<NamespacePlan> prepare_namespaces(const spec::Linux& linux) {
     if (plan.new_user) {
         plan.uid_map = format_maps(linux.uid_mappings);
         plan.gid_map = format_maps(linux.gid_mappings);
+        plan.uid_mappings = linux.uid_mappings;
+        plan.gid_mappings = linux.gid_mappings;
+        plan.map_writer =
+            TRY(choose_map_writer(linux.uid_mappings, linux.gid_mappings, rootless, ::geteuid(), ::getegid()));
+        const auto maps_zero = [](const std::vector<spec::IdMapping>& maps) {
+            for (const spec::IdMapping& m : maps)
+                if (m.container_id == 0) return true;
+            return false;
+        };
+        plan.root_mapped = maps_zero(linux.uid_mappings) && maps_zero(linux.gid_mappings);
     }
     for (const auto& [clock, offset] : linux.time_offsets)
         plan.time_offsets += clock + " " + std::to_string(offset.secs) + " " + std::to_string(offset.nanosecs) + "\n";
@@ -128,7 +139,14 @@ Result<void> ForChildren::restore() {
 
 Result<void> write_id_maps(const NamespacePlan& plan, pid_t child) {
     if (!plan.new_user) return {};
+    if (plan.map_writer == MapWriter::helpers) {
+        TRY(run_map_helper(newuidmap_path, child, plan.uid_mappings, "linux.uidMappings"));
+        return run_map_helper(newgidmap_path, child, plan.gid_mappings, "linux.gidMappings");
+    }
     UniqueFd proc = TRY(open_proc_pid(child));
+    // Without CAP_SETGID in the parent namespace a gid_map is accepted only once setgroups(2) is denied.
+    if (plan.map_writer == MapWriter::own_ids)
+        if (auto r = write_proc_file(proc.get(), "setgroups", "deny"); !r) return fail(r.error().context("linux.gidMappings"));
     if (auto r = write_proc_file(proc.get(), "uid_map", plan.uid_map); !r) return fail(r.error().context("linux.uidMappings"));
     if (auto r = write_proc_file(proc.get(), "gid_map", plan.gid_map); !r) return fail(r.error().context("linux.gidMappings"));
     return {};

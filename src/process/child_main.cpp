@@ -113,16 +113,20 @@ Error exec_husk_init(const ContainerPlan& plan) noexcept {
 
     // 1. Join namespaces given by path; user first (config-linux.md "Namespaces").
     step(sync, "namespaces", ns::apply_namespaces(plan.namespaces));
-    // 2. A new session, so a console can become our controlling terminal; root inside a user namespace.
+    // 2. The rootfs held (and "/"'s propagation set) while our ids are still our parent's: the container's ids
+    //    may not be able to search the directories above it. A new session, so a console can become our
+    //    controlling terminal; root inside a user namespace.
+    UniqueFd held_rootfs = step(sync, "rootfs", mnt::hold_rootfs(plan.rootfs));
     steps::start_session();
-    if (plan.namespaces.new_user || plan.namespaces.join_user)
+    if ((plan.namespaces.new_user && plan.namespaces.root_mapped) || plan.namespaces.join_user)
         step(sync, "user namespace", steps::become_root_in_user_ns());
     // 3. hostname and domainname (config.md "Hostname", "Domainname"), loopback up in a new netns.
     step(sync, "uts names", ns::apply_uts(plan.uts));
     if (plan.namespaces.new_net) step(sync, "loopback", net::apply_loopback_up(plan.loopback));
     trace::mark("init: namespaces, hostname, loopback", traced);
     // 4. Mounts: propagation, rootfs bind, config.md "Mounts" in order, /dev, linux.devices.
-    step(sync, "rootfs", mnt::apply_mounts(plan.rootfs, mnt::TreeSource{request_bind_tree, &sync}));
+    UniqueFd root =
+        step(sync, "rootfs", mnt::apply_mounts(plan.rootfs, held_rootfs.get(), mnt::TreeSource{request_bind_tree, &sync}));
     trace::mark("init: mounts", traced);
     // 5. prestart + createRuntime hooks run in the parent now (runtime.md "Lifecycle" steps 5-6); we get the
     //    state JSON for our own hooks back, then run createContainer hooks before pivot_root.
@@ -134,7 +138,9 @@ Error exec_husk_init(const ContainerPlan& plan) noexcept {
     //    kernel puts us under at execve (apparmor(7), as runc: the hooks above ran outside it).
     const int status_fd = steps::open_own_status(sync);
     step(sync, "apparmor", apparmor::apply_apparmor(plan.confinement.apparmor));
-    step(sync, "pivot root", mnt::apply_pivot(plan.rootfs));
+    step(sync, "pivot root", mnt::apply_pivot(plan.rootfs, root.get()));
+    held_rootfs.reset();  // the host's directory under the new root: nothing of the host stays open
+    root.reset();
     trace::mark("init: pivot_root", traced);
     // 7. The console comes after the user's mounts and before the rootfs is made read-only.
     if (plan.workload.terminal) step(sync, "console", setup_console(plan, sync));

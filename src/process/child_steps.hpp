@@ -19,6 +19,15 @@ namespace husk::process::steps {
 [[noreturn]] void die(int sync, const Error& error, SyncType type = SyncType::error) noexcept;
 // Runs one step; on failure reports "<name>: <error>" and exits.
 void step(int sync, const char* name, Result<void> result) noexcept;
+// The same for a step that gives back what it made (an fd the next steps use).
+template <typename T>
+T step(int sync, const char* name, Result<T> result) noexcept {
+    if (!result) {
+        Error e = result.error();
+        die(sync, e.context(name));
+    }
+    return std::move(*result);
+}
 Result<void> check(int rc, const char* op, const char* subject = "") noexcept;
 
 // Closes every fd from `first` up except the `count` fds in `keep` (in any order, ones below `first` ignored):

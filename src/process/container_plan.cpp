@@ -34,14 +34,15 @@ Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOption
     // built when a TRY returns from the middle of one, so a refused capability leaked the prepared mounts and
     // the namespace fds (LeakSanitizer saw it at husk's exit).
     ContainerPlan plan;
-    plan.namespaces = TRY(ns::prepare_namespaces(linux));
+    plan.namespaces = TRY(ns::prepare_namespaces(linux, options.rootless));
     plan.rootfs = TRY(mnt::prepare_rootfs(
         spec, options.rootfs,
         mnt::RootfsOptions{.no_pivot = options.no_pivot,
                            .terminal = spec.process->terminal,
                            .bundle = options.bundle,
                            .root_tmpfs = options.root_tmpfs,
-                           .cgroup2_mount = options.cgroup2_mount}));
+                           .cgroup2_mount = options.cgroup2_mount,
+                           .rootless = options.rootless}));
     plan.credentials = TRY(caps::prepare_credentials(*spec.process));
     plan.rlimits = TRY(rlimit::prepare_rlimits(*spec.process, options.address_space));
     plan.loopback = TRY(net::prepare_loopback());

@@ -34,9 +34,10 @@ struct ExecProcessPlan {
 
 // `spec` is the container's stored config.json with process replaced by the exec's. init_pidfd must name
 // init, pid its pid: after the namespace files and the root are opened, init is checked to be still alive
-// through the pidfd, so they are its own and not a recycled pid's.
+// through the pidfd, so they are its own and not a recycled pid's. `rootless`: husk runs without root, and the
+// spawner joins init's user namespace itself (ns::InitNamespaces::spawner_user).
 Result<ExecProcessPlan> prepare_exec_process(const spec::Spec& spec, int init_pidfd, pid_t init, int preserve_fds,
-                                             bool seccomp_skip_unknown);
+                                             bool seccomp_skip_unknown, bool rootless);
 
 struct ExecSpawnOptions {
     int cgroup_fd = -1;       // CLONE_INTO_CGROUP when >= 0 (the container's cgroup or a sub-cgroup of it)

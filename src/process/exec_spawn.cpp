@@ -80,11 +80,11 @@ Result<void> drive_exec(const ExecProcessPlan& plan, ExecSpawned& child, int syn
 }  // namespace
 
 Result<ExecProcessPlan> prepare_exec_process(const spec::Spec& spec, int init_pidfd, pid_t init, int preserve_fds,
-                                             bool seccomp_skip_unknown) {
+                                             bool seccomp_skip_unknown, bool rootless) {
     // One member at a time (see prepare_container: no TRY inside an aggregate initializer).
     ExecProcessPlan plan;
     plan.init_pidfd = init_pidfd;
-    plan.namespaces = TRY(ns::open_init_namespaces(init));
+    plan.namespaces = TRY(ns::open_init_namespaces(init, rootless));
     UniqueFd proc = TRY(open_proc_pid(init));
     plan.init_root = TRY(open_fd_at(proc.get(), "root", O_PATH | O_DIRECTORY));
     TRY(check_still_alive(init_pidfd));
@@ -101,6 +101,7 @@ Result<ExecSpawned> spawn_exec(const ExecProcessPlan& plan, const ExecSpawnOptio
     if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return fail_sys(errno, "socketpair");
     UniqueFd parent_end(pair[0]), child_end(pair[1]);
 
+    TRY(ns::join_init_user_namespace(plan.namespaces));
     auto for_children = TRY(ns::ForChildren::enter(plan.namespaces.for_children));
     int pidfd = -1;
     clone_args args{};
@@ -114,6 +115,7 @@ Result<ExecSpawned> spawn_exec(const ExecProcessPlan& plan, const ExecSpawnOptio
     long pid = sys::clone3(&args);
     if (pid == 0) exec_main(plan, child_end.get(), parent_end.get());
     int clone_errno = errno;
+    if (plan.namespaces.spawner_user) for_children.stay();
     auto restored = for_children.restore();
     if (pid < 0) return fail_sys(clone_errno, "clone3", "exec process");
     ExecSpawned child{static_cast<pid_t>(pid), UniqueFd(pidfd), {}, {}};

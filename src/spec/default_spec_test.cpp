@@ -62,6 +62,33 @@ TEST_CASE("default_spec_json runs sh on a terminal in a read-only rootfs like ru
     CHECK(spec.linux->readonly_paths.size() == 5);
 }
 
+TEST_CASE("rootless_spec_json maps the caller as root, drops the network namespace and the resources",
+          "[spec]") {
+    auto spec = husk::spec::parse_config(husk::spec::rootless_spec_json(4242, 4343)).value();
+    CHECK(husk::spec::validate(spec));
+    REQUIRE(spec.linux);
+    std::vector<std::string> types;
+    for (const auto& ns : spec.linux->namespaces) types.push_back(ns.type);
+    CHECK(types == std::vector<std::string>{"pid", "ipc", "uts", "mount", "user"});
+    REQUIRE(spec.linux->uid_mappings.size() == 1);
+    CHECK(spec.linux->uid_mappings[0].container_id == 0);
+    CHECK(spec.linux->uid_mappings[0].host_id == 4242);
+    CHECK(spec.linux->uid_mappings[0].size == 1);
+    REQUIRE(spec.linux->gid_mappings.size() == 1);
+    CHECK(spec.linux->gid_mappings[0].host_id == 4343);
+    CHECK_FALSE(spec.linux->resources);
+    for (const auto& mount : spec.mounts) {
+        for (const auto& option : mount.options) {
+            CHECK(option.rfind("gid=", 0) != 0);
+            CHECK(option.rfind("uid=", 0) != 0);
+        }
+        if (mount.destination == "/sys") {
+            CHECK(mount.source == "/sys");
+            CHECK(mount.options == std::vector<std::string>{"rbind", "nosuid", "noexec", "nodev", "ro"});
+        }
+    }
+}
+
 TEST_CASE("default_spec_json is pretty-printed with tabs", "[spec]") {
     std::string json = husk::spec::default_spec_json();
     CHECK(json.starts_with("{\n\t\"ociVersion\": \"1.3.0\",\n\t\"process\": {\n\t\t\"terminal\": true,"));

@@ -145,19 +145,24 @@ void mounts(JsonWriter& out, const SandboxSettings& settings) {
     out.end_array();
 }
 
-void id_mapping(JsonWriter& out, std::string_view key) {
-    out.key(key).begin_array().begin_object();
-    out.key("containerID").integer(0).key("hostID").unsigned_integer(sandbox_host_id_base);
-    out.key("size").unsigned_integer(sandbox_id_count);
-    out.end_object().end_array();
+void id_mapping(JsonWriter& out, std::string_view key, const std::vector<IdMapping>& maps) {
+    out.key(key).begin_array();
+    const std::vector<IdMapping> root_default = {{0, sandbox_host_id_base, sandbox_id_count}};
+    for (const IdMapping& map : maps.empty() ? root_default : maps) {
+        out.begin_object().key("containerID").unsigned_integer(map.container_id);
+        out.key("hostID").unsigned_integer(map.host_id).key("size").unsigned_integer(map.size).end_object();
+    }
+    out.end_array();
 }
 
 void resources(JsonWriter& out, const SandboxSettings& settings) {
     out.key("resources").begin_object();
     // Deny every device but the runtime's defaults (null, zero, full, random, urandom, tty, ptmx).
-    out.key("devices").begin_array();
-    out.begin_object().key("allow").boolean(false).key("access").string("rwm").end_object();
-    out.end_array();
+    if (settings.device_rules) {
+        out.key("devices").begin_array();
+        out.begin_object().key("allow").boolean(false).key("access").string("rwm").end_object();
+        out.end_array();
+    }
     if (settings.memory) out.key("memory").begin_object().key("limit").integer(*settings.memory).end_object();
     if (settings.cpus) {
         // cpu.max "quota period": N CPUs are N periods of CPU time per period (the kernel's default 100 ms).
@@ -172,8 +177,8 @@ void resources(JsonWriter& out, const SandboxSettings& settings) {
 void linux(JsonWriter& out, const SandboxSettings& settings) {
     out.key("linux").begin_object();
     if (settings.userns) {
-        id_mapping(out, "uidMappings");
-        id_mapping(out, "gidMappings");
+        id_mapping(out, "uidMappings", settings.uid_map);
+        id_mapping(out, "gidMappings", settings.gid_map);
     }
     resources(out, settings);
     out.key("namespaces").begin_array();

@@ -12,6 +12,7 @@
 
 #include "husk/error.hpp"
 #include "husk/settings.hpp"
+#include "husk/spec.hpp"
 
 namespace husk::spec {
 
@@ -54,6 +55,13 @@ struct SandboxSettings {
     std::string cwd = "/";
     std::vector<std::string> env;  // K=V in order; a later value of a name wins
     bool userns = true;
+    // The user namespace's maps. Empty: root's, ids 0-65535 from sandbox_host_id_base. Without root the container
+    // layer fills them (docs/rootless.md): the caller's own id as 0 and its subordinate range as 1-65535, or the
+    // caller's own id alone as the sandbox user.
+    std::vector<IdMapping> uid_map, gid_map;
+    // linux.resources.devices (deny all but the runtime's defaults). Without root no device program can be
+    // attached, and none is needed: a user namespace cannot mknod, and /dev holds only those defaults.
+    bool device_rules = true;
     SandboxNet net = SandboxNet::none;
     SandboxSeccomp seccomp = SandboxSeccomp::profile;
     std::string seccomp_json;       // a linux.seccomp object, already checked to be one

@@ -54,6 +54,16 @@ void write_resolved(JsonWriter& w, const std::vector<SeccompResolved>& resolved)
 
 }  // namespace
 
+void write_id_map(JsonWriter& w, const char* key, const std::vector<IdMapLine>& map) {
+    if (map.empty()) return;
+    w.key(key).begin_array();
+    for (const IdMapLine& line : map) {
+        w.begin_object().key("containerID").unsigned_integer(line.container_id);
+        w.key("hostID").unsigned_integer(line.host_id).key("size").unsigned_integer(line.size).end_object();
+    }
+    w.end_array();
+}
+
 void write_security(JsonWriter& w, const Security& s) {
     w.key("security").begin_object();
     w.key("seccomp").string(s.seccomp);
@@ -68,6 +78,8 @@ void write_security(JsonWriter& w, const Security& s) {
     if (s.user_namespace) w.key("userNamespace").boolean(*s.user_namespace);
     if (s.host_uid) w.key("hostUid").integer(*s.host_uid);
     if (s.host_gid) w.key("hostGid").integer(*s.host_gid);
+    write_id_map(w, "uidMap", s.uid_map);
+    write_id_map(w, "gidMap", s.gid_map);
     w.end_object();
 }
 
@@ -179,6 +191,13 @@ Result<void> parse_security(const Node& node, Security& sec) {
     TRY(read_field(node, "userNamespace", sec.user_namespace));
     TRY(read_field(node, "hostUid", sec.host_uid));
     TRY(read_field(node, "hostGid", sec.host_gid));
+    for (auto [key, map] : {std::pair{"uidMap", &sec.uid_map}, std::pair{"gidMap", &sec.gid_map}})
+        TRY(json::read_array(node, key, *map, [](const Node& item, IdMapLine& line) -> Result<void> {
+            TRY(item.expect_object());
+            TRY(read_field(item, "containerID", line.container_id));
+            TRY(read_field(item, "hostID", line.host_id));
+            return read_field(item, "size", line.size);
+        }));
     return {};
 }
 

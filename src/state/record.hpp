@@ -61,6 +61,12 @@ struct SeccompResolved {
 
 // What was really in force in init before it waited for start: the verified posture
 // (docs/security.md, "The verified posture").
+struct IdMapLine {
+    std::uint32_t container_id = 0;
+    std::uint32_t host_id = 0;
+    std::uint32_t size = 0;
+};
+
 struct Security {
     std::string seccomp = "none";  // "filter" or "none" (/proc/self/status Seccomp)
     int seccomp_filters = 0;
@@ -75,6 +81,9 @@ struct Security {
     // sees, and whether init is in a user namespace of its own (uid_map other than the initial identity).
     std::optional<std::uint32_t> host_uid, host_gid;
     std::optional<bool> user_namespace;
+    // With a user namespace: its uid_map and gid_map as /proc/PID shows them once init is ready (verdict
+    // "uidMap"/"gidMap", in the config's containerID/hostID/size terms).
+    std::vector<IdMapLine> uid_map, gid_map;
 };
 
 struct Record {

@@ -121,6 +121,9 @@ TEST_CASE("a record keeps the security posture that was in force", "[state]") {
     sec.no_new_privileges = true;
     sec.caps_effective = 0xa80425fbull;
     sec.caps_bounding = 0x1ffffffffffull;
+    sec.user_namespace = true;
+    sec.uid_map = {{0, 1000, 1}, {1, 3000000000u, 65535}};
+    sec.gid_map = {{65534, 1000, 1}};
     r.security = sec;
     std::string json = encode_record(r);
     CHECK(json.find("\"capsEffective\":\"0x00000000a80425fb\"") != std::string::npos);
@@ -138,6 +141,12 @@ TEST_CASE("a record keeps the security posture that was in force", "[state]") {
     CHECK(back.security->no_new_privileges);
     CHECK(back.security->caps_effective == 0xa80425fbull);
     CHECK(back.security->caps_bounding == 0x1ffffffffffull);
+    REQUIRE(back.security->uid_map.size() == 2);
+    CHECK(back.security->uid_map[1].container_id == 1);
+    CHECK(back.security->uid_map[1].host_id == 3000000000u);
+    CHECK(back.security->uid_map[1].size == 65535);
+    REQUIRE(back.security->gid_map.size() == 1);
+    CHECK(back.security->gid_map[0].container_id == 65534);
     r.security->landlock_abi.reset();
     CHECK(encode_record(r).find("landlockAbi") == std::string::npos);
 }

@@ -59,11 +59,13 @@ std::optional<std::pair<pid_t, std::uint64_t>> parse_creator(std::string_view re
 }  // namespace
 
 Result<void> make_root(const std::string& root) {
-    // mkdir -p: the root may be nested (containerd passes /run/containerd/runc/<namespace>).
+    // mkdir -p: the root may be nested (containerd passes /run/containerd/runc/<namespace>). Without root
+    // (docs/rootless.md) what husk makes is the caller's alone: 0700, no other user reaches its state.
+    const mode_t mode = ::geteuid() == 0 ? 0711 : 0700;
     for (std::size_t slash = 1; slash <= root.size(); ++slash) {
         if (slash != root.size() && root[slash] != '/') continue;
         std::string prefix = root.substr(0, slash);
-        if (::mkdir(prefix.c_str(), 0711) != 0 && errno != EEXIST) return fail_sys(errno, "mkdir", prefix);
+        if (::mkdir(prefix.c_str(), mode) != 0 && errno != EEXIST) return fail_sys(errno, "mkdir", prefix);
     }
     return {};
 }

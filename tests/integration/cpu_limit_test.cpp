@@ -86,7 +86,7 @@ TEST_CASE("a CPU budget without a cgroup is refused and leaves nothing behind", 
     INFO(out.describe());
     CHECK(out.exit_code == 1);
     CHECK_THAT(out.err, Contains("annotations[\"run.husk.cpu-limit\"]: needs the container's cgroup (cpu.stat), and "
-                                 "--cgroup-manager is disabled"));
+                                 "the cgroup manager is disabled"));
     check_nothing_left(sb);
 }
 

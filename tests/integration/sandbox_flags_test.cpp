@@ -225,18 +225,34 @@ TEST_CASE("husk sandbox's program cannot push input into the caller's terminal (
     check_nothing_left(sb);
 }
 
-TEST_CASE("husk sandbox with a --root others cannot search is refused, naming the directory and what to do",
+TEST_CASE("husk sandbox runs with a --root and a --rootfs below a directory others cannot search",
           "[integration][sandbox]") {
     Sandbox sb;
-    // The tmpfs root covers the state root from inside the user namespace, whose root is host uid 2^30.
+    // mktemp -d, tempfile.mkdtemp and $XDG_RUNTIME_DIR are 0700. The sandbox's init reaches its root before it
+    // takes its ids in the user namespace (host uids from 2^30), so that does not matter.
     const std::string closed = sb.dir() + "/closed";
     REQUIRE(::mkdir(closed.c_str(), 0700) == 0);
-    const std::string id = sb.id("sbxroot");
-    Output out = sb.command({paths().husk, "--root", closed + "/root", "sandbox", "--id", id, "--", "true"});
+    Output out = sb.command({paths().husk, "--root", closed + "/root", "sandbox", "--id", sb.id("sbxroot"), "--",
+                             "sh", "-c", "id -u; ls -d /usr"});
+    INFO(out.describe());
+    CHECK(out.exit_code == 0);
+    CHECK(out.out == "65534\n/usr\n");
+
+    // A --rootfs there too; the rootfs directory itself becomes "/" and must be searchable by the sandbox's ids.
+    const std::string rootfs = closed + "/rootfs";
+    REQUIRE(::rename(sb.bundle().rootfs().c_str(), rootfs.c_str()) == 0);
+    out = sb.command({paths().husk, "--root", closed + "/root", "sandbox", "--id", sb.id("sbxrootfs"), "--rootfs",
+                      rootfs, "--", "sh", "-c", "id -u"});
+    INFO(out.describe());
+    CHECK(out.exit_code == 0);
+    CHECK(out.out == "65534\n");
+    REQUIRE(::chmod(rootfs.c_str(), 0700) == 0);
+    out = sb.command({paths().husk, "--root", closed + "/root", "sandbox", "--id", sb.id("sbxclosed"), "--rootfs",
+                      rootfs, "--", "true"});
     INFO(out.describe());
     CHECK(out.exit_code == 2);
-    CHECK_THAT(out.err, Contains(closed + " is not searchable by others"));
+    CHECK_THAT(out.err, Contains(rootfs + ": the sandbox's ids"));
     CHECK_THAT(out.err, Contains("--no-userns"));
-    // Nothing made beyond the state root itself (the verb makes it, as every verb does).
+    // Nothing left in the state root.
     CHECK(std::system(("rmdir " + closed + "/root").c_str()) == 0);
 }

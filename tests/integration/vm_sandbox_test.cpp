@@ -7,7 +7,6 @@
 #include <chrono>
 #include <thread>
 
-#include "monitor_support.hpp"
 #include "sandbox_support.hpp"
 #include "vm_support.hpp"
 
@@ -52,29 +51,12 @@ TEST_CASE("husk sandbox --pids stops a fork loop, --memory ends a hog with reaso
     require_vm();
     Sandbox sb;
     Bundle b = sb.bundle();
-    // husk-init, the probe and its children share pids.max.
     const std::string forks_verdict = sb.dir() + "/forks.json";
-    Output forks = sb.husk(rootfs_sandbox_args(sb.id("forks"), b.rootfs(), {"--pids", "12", "--verdict", forks_verdict},
-                                               {"/probe", "fork", "1000"}));
-    INFO(forks.describe());
-    REQUIRE(forks.exit_code == 0);
-    Json r = Json::parse(lines(forks.out).back());
-    CHECK(r["forked"].num() == 10);
-    CHECK(r["errno"].num() == EAGAIN);
-    // The run ended `exited`, and the verdict still says the ceiling held it back: the fork pids.max refused.
-    Json fv = Json::parse(read_file(forks_verdict));
-    INFO(fv.dump());
-    CHECK(fv["exit"]["reason"].str() == "exited");
-    CHECK(factor_count(fv, "pids-limit") >= 1);
-
+    check_fork_loop_stopped(sb.husk(rootfs_sandbox_args(sb.id("forks"), b.rootfs(),
+                                                        {"--pids", "12", "--verdict", forks_verdict}, fork_loop)),
+                            forks_verdict);
     const std::string verdict = sb.dir() + "/oom.json";
-    Output hog = sb.husk(rootfs_sandbox_args(sb.id("hog"), b.rootfs(), {"--memory", "16m", "--verdict", verdict},
-                                      {"/bin/sh", "-c", "awk 'BEGIN { s = \"x\"; for (i = 0; i < 27; i++) s = s s; print length(s) }'"}));
-    INFO(hog.describe());
-    Json v = Json::parse(read_file(verdict));
-    INFO(v.dump());
-    CHECK(v["exit"]["reason"].str() == "oom");
-    CHECK(factor_count(v, "memory-limit") >= 1);  // memory.max was reached on the way to the OOM kill
-    CHECK(hog.exit_code == 128 + 9);
+    check_ended_oom(sb.husk(rootfs_sandbox_args(sb.id("hog"), b.rootfs(), {"--memory", "16m", "--verdict", verdict}, memory_hog)),
+                    verdict);
     check_nothing_left(sb);
 }

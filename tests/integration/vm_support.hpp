@@ -22,6 +22,17 @@ std::string cgroup_dir(Sandbox& sb, const std::string& id);
 // A file's content without trailing whitespace ("" when it cannot be read).
 std::string read_value(const std::string& path);
 
+// The limit tests' two workloads, in the busybox rootfs: `/probe fork 1000` under pids.max 12 (husk-init, the
+// probe and its children share it: 10 forks, then EAGAIN), checked by check_fork_loop_stopped; and a shell
+// whose awk doubles a string to 128 MiB, which memory.max 16m ends (reason oom, 128 + SIGKILL).
+inline const std::vector<std::string> fork_loop = {"/probe", "fork", "1000"};
+inline const std::vector<std::string> memory_hog = {
+    "/bin/sh", "-c", "awk 'BEGIN { s = \"x\"; for (i = 0; i < 27; i++) s = s s; print length(s) }'"};
+// With a verdict, also that it says `exited` and carries the factor `pids-limit` (the fork pids.max refused), and
+// for the hog the factor `memory-limit` (memory.max reached on the way to the OOM kill).
+void check_fork_loop_stopped(const Output& forks, const std::string& verdict_path = "");
+void check_ended_oom(const Output& hog, const std::string& verdict_path);
+
 // The value of `key` in a flat-keyed file (memory.events, pids.events, cpu.stat, cgroup.events); -1 when
 // the file or the key is missing.
 long long keyed_value(const std::string& path, std::string_view key);

@@ -29,8 +29,16 @@ def python_bundle():
 
 
 def husk_run(husk, bundle, root, args):
-    with open(REPO / "bundles" / "busybox" / "config.json") as busybox:
-        config = json.load(busybox)
+    if os.geteuid() == 0:
+        with open(REPO / "bundles" / "busybox" / "config.json") as busybox:
+            config = json.load(busybox)
+    else:
+        # Without root (docs/rootless.md): the demo's config needs a user namespace and no cgroup; husk writes
+        # that config itself.
+        (bundle / "config.json").unlink(missing_ok=True)
+        subprocess.run([husk, "spec", "--rootless", "--bundle", str(bundle)], check=True)
+        config = json.loads((bundle / "config.json").read_text())
+        config["process"]["terminal"] = False
     config["process"]["args"] = args
     (bundle / "config.json").write_text(json.dumps(config))
     run_id = f"pytest-python-{os.getpid()}"
