@@ -13,7 +13,7 @@ _husk_commands='create start run sandbox exec state kill delete pause resume ps 
 # value end in '='.
 _husk_options() {
     local limits='--timeout= --kill-grace= --stop-signal= --output-limit= --cpu-limit= --tenant= --net-allow=
-        --net-ops= --net-ops-kill'
+        --net-ops= --net-ops-kill --address-space='
     local create="-b= --bundle= -f= --config= --pid-file= --console-socket= --no-pivot --no-new-keyring
         --preserve-fds= --die-with-parent $limits"
     local verdict='--verdict= --verdict-fd= --output-format='

@@ -88,6 +88,13 @@ struct RunOutcome {
     std::string failure;  // why the workload never ran, when it failed after start (exec, startContainer hook)
 };
 Result<RunOutcome> run_container(const Runtime& runtime, const ContainerId& id, const RunOptions& options);
+// What `husk run` and `husk sandbox` exit with when husk refused the run, before anything of it existed: the
+// verdict's reason `refused` or `tenant-quota`, as for a command line that does not parse (husk(8), EXIT STATUS).
+inline constexpr int refusal_status = 2;
+// The status of a run that failed with `error`: refusal_status for a refusal, else 1 (husk itself failed).
+inline int error_status(const Error& error) {
+    return error.kind == ErrorKind::refused || error.kind == ErrorKind::tenant_quota ? refusal_status : 1;
+}
 // The verdict of a run refused before run_container was reached (its flags or its id did not parse): reason
 // `refused`; `id` is the id as given (empty when unknown), `status` is what husk exits with. With json, also the
 // verdict line on stdout (the one line of the run).

@@ -16,6 +16,7 @@ enum class ErrorKind : unsigned char {
     unspecified,
     not_found,  // the thing named does not exist ("container does not exist")
     tenant_quota,  // a run refused because its tenant used up a ceiling (the verdict's reason `tenant-quota`)
+    refused,       // a foreground run refused before anything of it existed (the verdict's reason `refused`)
 };
 
 struct Error {

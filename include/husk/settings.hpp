@@ -56,6 +56,9 @@ struct HuskSettings {
     std::optional<bool> net_ops_kill;      // the first operation past the budget stops the container
     // The container dies with the process that ran `husk create`/`husk run` (docs/ARCHITECTURE.md, `husk run`).
     std::optional<bool> die_with_parent;
+    // RLIMIT_AS, soft and hard, of the container's process (bytes, > 0): a per-process address-space ceiling
+    // where no cgroup memory controller is there to count memory; never set unless asked for (husk(8), LIMITS).
+    std::optional<std::uint64_t> address_space;
 
     bool operator==(const HuskSettings&) const = default;
 };

@@ -144,16 +144,21 @@ void emit_load64(Assembler& a, std::uint8_t dst, std::uint64_t value) {
     a.emit(insn::make(0, 0, 0, 0, static_cast<std::int32_t>(value >> 32)));
 }
 
-// An operation the allow-list let through: count it (atomic fetch-and-add on the counter map's one u64) and
+// r0 = the address of the counter map's u64 at `slot` (map_lookup_elem; 0 if there is none). Clobbers r1-r5.
+void emit_counter_lookup(Assembler& a, std::uint32_t slot) {
+    emit_map(a, BPF_REG_1, net_counter_map);
+    a.emit(insn::move_reg(BPF_REG_2, BPF_REG_10));
+    a.emit(insn::make(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_2, 0, 0, -4));
+    a.emit(insn::make(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, -4, static_cast<std::int32_t>(slot)));
+    a.emit(insn::make(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem));
+}
+
+// An operation the allow-list let through: count it (atomic fetch-and-add on the counter map's ops slot) and
 // let it pass while the count before it was under the budget; the first one past the budget also writes the
 // count to the events ring buffer, which wakes the monitor. Without a budget, every one passes.
 void emit_count(Assembler& a, std::optional<std::uint64_t> budget, bool events, int denied) {
     int pass = a.new_label();
-    emit_map(a, BPF_REG_1, net_counter_map);
-    a.emit(insn::move_reg(BPF_REG_2, BPF_REG_10));
-    a.emit(insn::make(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_2, 0, 0, -4));
-    a.emit(insn::make(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, -4, 0));  // key 0
-    a.emit(insn::make(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem));
+    emit_counter_lookup(a, net_ops_slot);
     a.jump_if_zero(BPF_REG_0, denied);  // cannot happen for an array's key 0; fail closed all the same
     a.emit(insn::move(BPF_REG_1, 1));
     a.emit(insn::make(BPF_STX | BPF_ATOMIC | BPF_DW, BPF_REG_0, BPF_REG_1, 0, BPF_ADD | BPF_FETCH));
@@ -173,6 +178,17 @@ void emit_count(Assembler& a, std::optional<std::uint64_t> budget, bool events, 
     a.place(pass);
     a.emit(insn::move(BPF_REG_0, 1));
     a.emit(insn::exit());
+}
+
+// An operation refused: one more in the counter map's denied slot (an atomic add), which the verdict reports as
+// the factor `network-denied`. A failed lookup (cannot happen for an array) skips the count, never the refusal.
+void emit_count_denied(Assembler& a) {
+    int counted = a.new_label();
+    emit_counter_lookup(a, net_denied_slot);
+    a.jump_if_zero(BPF_REG_0, counted);
+    a.emit(insn::move(BPF_REG_1, 1));
+    a.emit(insn::make(BPF_STX | BPF_ATOMIC | BPF_DW, BPF_REG_0, BPF_REG_1, 0, BPF_ADD));
+    a.place(counted);
 }
 
 Result<std::vector<bpf_insn>> compile_sock_addr(const std::optional<spec::NetAllow>& allow, Family family,
@@ -203,6 +219,7 @@ Result<std::vector<bpf_insn>> compile_sock_addr(const std::optional<spec::NetAll
     a.place(allowed);
     emit_count(a, budget, events, denied);
     a.place(denied);
+    emit_count_denied(a);
     a.emit(insn::move(BPF_REG_0, 0));
     a.emit(insn::exit());
     return a.finish();

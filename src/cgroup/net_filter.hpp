@@ -9,7 +9,9 @@
 // - BPF_CGROUP_INET_SOCK_CREATE: AF_INET/AF_INET6 sockets other than TCP stream and UDP datagram (raw, ICMP
 //   ping, SCTP, UDP-Lite, MPTCP) fail with EPERM, as their traffic passes neither hook.
 // - With a budget, each operation the allow-list lets through takes one from a counter (a BPF array map,
-//   atomically); once it is spent they fail with EPERM. Operations the allow-list refuses are not counted.
+//   atomically); once it is spent they fail with EPERM. Operations the allow-list refuses do not take from it.
+// - Every connect or send the programs refuse (off the allow-list, or past the budget) is counted in a slot of
+//   its own (cgroup/net_maps.hpp), the verdict's factor `network-denied`. Sockets refused at creation are not.
 #pragma once
 
 #include <linux/bpf.h>

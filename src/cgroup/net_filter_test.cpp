@@ -338,6 +338,8 @@ TEST_CASE("the budget lets exactly N allowed operations through, counts refused 
     results = testing::probe_in_cgroup(cgroup->dir_fd(), past.size(), [&](std::size_t i) { return past[i](); });
     CHECK(results == std::vector<int>{EPERM, EPERM});
     CHECK(read_net_ops(maps).value() == 5);
+    // Refused: the destination off the list and the two past the budget.
+    CHECK(read_net_denied(maps).value() == 3);
     CHECK(pending(10000));  // the first one past the budget wrote to the ring
     auto events = NetEvents::open(maps.events.get());
     REQUIRE(events);
@@ -348,7 +350,8 @@ TEST_CASE("the budget lets exactly N allowed operations through, counts refused 
     REQUIRE(remove_cgroup(*cgroup));
 }
 
-TEST_CASE("without a budget every allowed operation is counted", "[cgroup][net-allow][net-ops][root]") {
+TEST_CASE("without a budget every allowed operation is counted, and every refused one apart",
+          "[cgroup][net-allow][net-ops][root]") {
     Server server(AF_INET, SOCK_DGRAM, "127.0.0.1");
     testing::ScratchCgroups scratch;
     CgroupPlan plan = scratch.plan("count");
@@ -362,6 +365,7 @@ TEST_CASE("without a budget every allowed operation is counted", "[cgroup][net-a
     });
     CHECK(results == std::vector<int>{0, 0, 0, EPERM});
     CHECK(read_net_ops(*cgroup->net_maps()).value() == 3);
+    CHECK(read_net_denied(*cgroup->net_maps()).value() == 1);
     REQUIRE(remove_cgroup(*cgroup));
 }
 

@@ -32,22 +32,34 @@ std::size_t page_size() { return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE
 
 Result<NetMaps> create_net_maps(bool with_events, const std::string& where) {
     NetMaps maps;
-    maps.counter = TRY(create_map(BPF_MAP_TYPE_ARRAY, sizeof(std::uint32_t), sizeof(std::uint64_t), 1, "husk_net_ops", where));
+    maps.counter = TRY(create_map(BPF_MAP_TYPE_ARRAY, sizeof(std::uint32_t), sizeof(std::uint64_t), net_counter_slots,
+                                  "husk_net_ops", where));
     // One page: the programs write one 8-byte record, once.
     if (with_events)
         maps.events = TRY(create_map(BPF_MAP_TYPE_RINGBUF, 0, 0, static_cast<std::uint32_t>(page_size()), "husk_net_evt", where));
     return maps;
 }
 
-Result<std::uint64_t> read_net_ops(const NetMaps& maps) {
-    std::uint32_t key = 0;
+namespace {
+
+Result<std::uint64_t> read_counter(const NetMaps& maps, std::uint32_t key, const char* what) {
     std::uint64_t value = 0;
     bpf_attr lookup{};
     lookup.map_fd = static_cast<std::uint32_t>(maps.counter.get());
     lookup.key = reinterpret_cast<std::uintptr_t>(&key);
     lookup.value = reinterpret_cast<std::uintptr_t>(&value);
-    if (bpf(BPF_MAP_LOOKUP_ELEM, lookup) != 0) return fail_sys(errno, "read the network operation counter");
+    if (bpf(BPF_MAP_LOOKUP_ELEM, lookup) != 0) return fail_sys(errno, std::string("read the ") + what);
     return value;
+}
+
+}  // namespace
+
+Result<std::uint64_t> read_net_ops(const NetMaps& maps) {
+    return read_counter(maps, net_ops_slot, "network operation counter");
+}
+
+Result<std::uint64_t> read_net_denied(const NetMaps& maps) {
+    return read_counter(maps, net_denied_slot, "counter of network operations the policy refused");
 }
 
 // A ring buffer's first page is the consumer position (writable), the next the producer position (read-only).

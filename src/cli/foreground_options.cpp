@@ -47,10 +47,11 @@ int refuse_run(const Globals& globals, const char* verb, const RunOptions& run, 
                const std::string& message) {
     say("husk: %s: %s\n", verb, message.c_str());
     if (run.verdict.wanted() || run.output_format == OutputFormat::json)
-        if (auto delivered = deliver_refused_verdict(run.verdict, id, Error::msg(message), 2, run.output_format);
+        if (auto delivered =
+                deliver_refused_verdict(run.verdict, id, Error::msg(message), refusal_status, run.output_format);
             !delivered)
             report(globals, std::string(verb) + " " + id, delivered.error());
-    return 2;
+    return refusal_status;
 }
 
 std::optional<ContainerId> checked_run_id(const Globals& globals, const char* verb, const RunOptions& run,
@@ -59,7 +60,8 @@ std::optional<ContainerId> checked_run_id(const Globals& globals, const char* ve
     if (checked) return std::move(*checked);
     report(globals, std::string(verb) + " " + id, checked.error());
     if (run.verdict.wanted() || run.output_format == OutputFormat::json)
-        if (auto delivered = deliver_refused_verdict(run.verdict, id, checked.error(), 1, run.output_format); !delivered)
+        if (auto delivered = deliver_refused_verdict(run.verdict, id, checked.error(), refusal_status,
+                                                 run.output_format); !delivered)
             report(globals, std::string(verb) + " " + id, delivered.error());
     return std::nullopt;
 }

@@ -15,7 +15,7 @@ Result<void> read_foreground_options(const po::variables_map& vm, RunOptions& ru
 // with json, as the stream's one line. Returns the status, 2 (usage).
 int refuse_run(const Globals& globals, const char* verb, const RunOptions& run, const std::string& id,
                const std::string& message);
-// The id as given, parsed; an invalid one is refused like any error (status 1), its verdict delivered.
+// The id as given, parsed; an invalid one is refused (refusal_status), its verdict delivered.
 std::optional<ContainerId> checked_run_id(const Globals& globals, const char* verb, const RunOptions& run,
                                           const std::string& id);
 

@@ -32,13 +32,16 @@ int verb_run(const Globals& globals, const Args& args) {
     run.create = std::move(*read);
     if (id.empty()) return refuse("a container id is required");
     auto checked = checked_run_id(globals, "run", run, id);
-    if (!checked) return 1;
+    if (!checked) return refusal_status;
     const std::string context = "run " + id;
     run.create.warn = [&](const std::string& message) { warn(globals, context + ": " + message); };
     run.detach = vm.count("detach") > 0;
     run.keep = vm.count("keep") > 0;
     auto result = run_container(globals.runtime, *checked, run);
-    if (!result) return report(globals, context, result.error());
+    if (!result) {
+        report(globals, context, result.error());
+        return run.detach ? 1 : error_status(result.error());  // --detach is create's, whose errors are all 1
+    }
     for (const auto& warning : result->warnings) warn(globals, context + ": " + warning);
     if (!result->failure.empty()) report(globals, context, Error::msg(result->failure));
     return result->exit_code;

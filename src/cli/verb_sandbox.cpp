@@ -185,7 +185,7 @@ int verb_sandbox(const Globals& globals, const Args& args) {
         id = *generated;
     }
     auto checked = checked_run_id(globals, "sandbox", run, id);
-    if (!checked) return 1;
+    if (!checked) return refusal_status;
     auto settings = read_settings(vm);
     if (!settings) return refuse(settings.error().message());
     settings->args = std::move(program);
@@ -204,7 +204,10 @@ int verb_sandbox(const Globals& globals, const Args& args) {
     run.create.config_text = std::move(*config);
     run.create.warn = [&](const std::string& message) { warn(globals, "sandbox " + id + ": " + message); };
     auto result = run_container(globals.runtime, *checked, run);
-    if (!result) return report(globals, "sandbox " + id, result.error());
+    if (!result) {
+        report(globals, "sandbox " + id, result.error());
+        return error_status(result.error());
+    }
     for (const auto& warning : result->warnings) warn(globals, "sandbox " + id + ": " + warning);
     if (!result->failure.empty()) report(globals, "sandbox " + id, Error::msg(result->failure));
     return result->exit_code;

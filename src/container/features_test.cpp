@@ -43,6 +43,6 @@ TEST_CASE("the features document lists every run.husk annotation, the network po
     REQUIRE(tree);
     std::string known = husk::json::Node(tree->get(), "").field("annotations").field("run.husk.annotations").as_string().value();
     for (const char* annotation : {"run.husk.timeout", "run.husk.tenant", "run.husk.net-allow", "run.husk.net-ops",
-                                   "run.husk.net-ops-kill"})
+                                   "run.husk.net-ops-kill", "run.husk.address-space"})
         CHECK(("," + known + ",").find(std::string(",") + annotation + ",") != std::string::npos);
 }

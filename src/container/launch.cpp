@@ -135,7 +135,8 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Con
     launch.plan = TRY(process::prepare_container(
         spec, process::PlanOptions{launch.bundle.rootfs, launch.bundle.dir, options.no_pivot, options.preserve_fds,
                                    husk.seccomp_skip_unknown.value_or(false), husk.init.value_or(false),
-                                   husk.root_tmpfs.value_or(false), cgroup2_mount, runtime.rootless}));
+                                   husk.root_tmpfs.value_or(false), cgroup2_mount, runtime.rootless,
+                                   husk.address_space}));
     warn_ambient_dropped(launch.plan.credentials, options.warn);
     launch.buffers = std::make_unique<process::ChildBuffers>();
     trace::mark("plans prepared");
@@ -310,6 +311,7 @@ monitor::MonitorPlan monitor_plan(const Launch& launch) {
                                 cgroup,
                                 monitor::read_oom_kills(cgroup),
                                 monitor::read_pids_max_hits(cgroup),
+                                monitor::read_memory_max_hits(cgroup),
                                 launch.cgroup ? launch.cgroup->net_maps() : nullptr,
                                 held_cgroup_of(launch)};
 }

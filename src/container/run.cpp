@@ -197,6 +197,10 @@ Result<RunOutcome> run_container(const Runtime& runtime, const ContainerId& id, 
     Progress progress;
     progress.verdict.id = id.str();
     auto outcome = run_foreground(runtime, id, options, progress);
+    // Refused before anything existed: the kind says so to the CLI, which exits refusal_status then, as for a
+    // command line it refused itself (husk(8), EXIT STATUS).
+    if (!outcome && !progress.prepared && outcome.error().kind != ErrorKind::tenant_quota)
+        outcome.error().kind = ErrorKind::refused;
     if (!options.verdict.wanted() && options.output_format == OutputFormat::text) return outcome;
     // Exactly one verdict: the container's exit once there was one (a failed delete afterwards does not change
     // how the program ended), else the error that kept it from running.
@@ -204,7 +208,7 @@ Result<RunOutcome> run_container(const Runtime& runtime, const ContainerId& id, 
         monitor::Reason reason = progress.prepared ? monitor::Reason::setup_failed : monitor::Reason::refused;
         if (outcome.error().kind == ErrorKind::tenant_quota) reason = monitor::Reason::tenant_quota;
         progress.verdict = failed_verdict(std::move(progress.verdict), reason, outcome.error(),
-                                          1);  // the CLI's status after an error
+                                          error_status(outcome.error()));  // what the CLI exits with
     }
     std::string json = frontend::encode_verdict(progress.verdict);
     // A reader of the stream that went away does not change how the program ended: a warning, not the status.

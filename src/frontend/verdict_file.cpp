@@ -36,6 +36,7 @@ void write_limits(JsonWriter& w, const StopPolicy& policy, const spec::HuskSetti
     }
     if (settings.tenant) w.key("tenant").string(*settings.tenant);
     if (settings.die_with_parent.value_or(false)) w.key("dieWithParent").boolean(true);
+    if (settings.address_space) w.key("addressSpaceBytes").unsigned_integer(*settings.address_space);
     w.end_object();
 }
 

@@ -36,6 +36,13 @@ std::optional<std::uint64_t> read_pids_max_hits(const std::optional<cgroup::Cgro
     return read_pids_max_hits(dir->get(), cgroup->where());
 }
 
+std::optional<std::uint64_t> read_memory_max_hits(const std::optional<cgroup::CgroupLocation>& cgroup) {
+    if (!cgroup) return std::nullopt;
+    auto dir = cgroup::open_cgroup_dir(*cgroup);
+    if (!dir) return std::nullopt;
+    return keyed_counter(dir->get(), "memory.events", "max", cgroup->where());
+}
+
 std::optional<std::uint64_t> read_cpu_usage(const MonitorPlan& plan) {
     if (!plan.cgroup) return std::nullopt;
     auto dir = cgroup::open_cgroup_dir(*plan.cgroup);
@@ -53,6 +60,12 @@ FinalCounters read_final_counters(const MonitorPlan& plan) {
     out.usage.cpu_usec = keyed_counter(dir->get(), "cpu.stat", "usage_usec", where);
     if (auto hits = read_pids_max_hits(dir->get(), where); hits && plan.pids_max_before && *hits > *plan.pids_max_before)
         out.factors.push_back(state::Factor{std::string(pids_limit_factor), *hits - *plan.pids_max_before});
+    if (auto hits = keyed_counter(dir->get(), "memory.events", "max", where);
+        hits && plan.memory_max_before && *hits > *plan.memory_max_before)
+        out.factors.push_back(state::Factor{std::string(memory_limit_factor), *hits - *plan.memory_max_before});
+    if (plan.net)
+        if (auto denied = cgroup::read_net_denied(*plan.net); denied && *denied > 0)
+            out.factors.push_back(state::Factor{std::string(network_denied_factor), *denied});
     out.usage.memory_peak_bytes = cgroup::read_single_counter(dir->get(), "memory.peak", where).value_or(std::nullopt);
     out.usage.pids_peak = cgroup::read_single_counter(dir->get(), "pids.peak", where).value_or(std::nullopt);
     if (plan.net)

@@ -19,11 +19,13 @@ std::optional<std::uint64_t> read_oom_kills(const std::optional<cgroup::CgroupLo
 // pids.events max of the container's cgroup now: forks refused because pids.max was reached (cgroup-v2.rst).
 std::optional<std::uint64_t> read_pids_max_hits(const std::optional<cgroup::CgroupLocation>& cgroup);
 std::optional<std::uint64_t> read_pids_max_hits(int dir_fd, const std::string& where);
+// memory.events max of the container's cgroup now: times its usage reached memory.max (cgroup-v2.rst).
+std::optional<std::uint64_t> read_memory_max_hits(const std::optional<cgroup::CgroupLocation>& cgroup);
 // cpu.stat usage_usec of the container's cgroup now.
 std::optional<std::uint64_t> read_cpu_usage(const MonitorPlan& plan);
 
-// After init has ended: the facts for the verdict (`oom`), husk.usage, and the factors (`pids-limit`), each
-// counted from the plan's baselines.
+// After init has ended: the facts for the verdict (`oom`), husk.usage, and the factors (`pids-limit`,
+// `memory-limit`, each counted from the plan's baselines; `network-denied`, from the policy's own fresh map).
 struct FinalCounters {
     CgroupFacts facts;
     state::Usage usage;

@@ -43,6 +43,8 @@ struct MonitorPlan {
     std::optional<std::uint64_t> oom_kills_before;
     // pids.events max then: forks refused at pids.max, reported as the factor `pids-limit`.
     std::optional<std::uint64_t> pids_max_before;
+    // memory.events max then: memory.max reached, reported as the factor `memory-limit`.
+    std::optional<std::uint64_t> memory_max_before;
     // The network policy's counter and events ring (cgroup/net_maps.hpp), when the container has a policy.
     std::shared_ptr<const cgroup::NetMaps> net;
     // The container's cgroup directory, held open from its creation: if the state dir is removed under the

@@ -34,8 +34,13 @@ const StopReason& stop_reason(Reason reason);
 const StopReason* find_stop_reason(std::string_view name);
 inline std::string_view reason_name(Reason reason) { return stop_reason(reason).name; }
 
-// A factor: something that limited the container without stopping it (husk.exit.factors), told by `husk events`
-// under the same name when it happens: forks refused at pids.max.
+// A factor: something that limited the container without stopping it (husk.exit.factors), with how often the
+// kernel counted it. Forks refused at pids.max (pids.events max; also told by `husk events` as it happens);
+// times the memory usage reached memory.max and the kernel reclaimed to stay below it (memory.events max);
+// connects and sends the network policy refused (its BPF counter). Every one the kernel counts for husk: what
+// it does not count (RLIMIT_NPROC's EAGAIN, a full /tmp, RLIMIT_AS's ENOMEM) is not a factor (husk(8), VERDICT).
 inline constexpr std::string_view pids_limit_factor = "pids-limit";
+inline constexpr std::string_view memory_limit_factor = "memory-limit";
+inline constexpr std::string_view network_denied_factor = "network-denied";
 
 }  // namespace husk::monitor

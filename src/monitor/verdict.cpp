@@ -1,5 +1,6 @@
 #include "monitor/verdict.hpp"
 
+#include <csignal>
 #include <cstring>
 
 #include "base/time.hpp"
@@ -142,6 +143,9 @@ state::ExitRecord decide_exit(const ExitStatus& status, const state::Record& rec
             exit.reason = reason_name(Reason::signaled);
             exit.detail = "terminated by " + signal_label(status.signal) + " (signal " +
                           std::to_string(status.signal) + "), which husk did not send";
+            // What the signal means, not who sent it: kill(2) can send it too (husk(8), VERDICT, factors).
+            if (status.signal == SIGXFSZ)
+                exit.detail += "; the kernel sends it to a process writing past its RLIMIT_FSIZE (--fsize)";
         }
     } else {
         exit.reason = reason_name(Reason::exited);

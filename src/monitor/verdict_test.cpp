@@ -58,6 +58,11 @@ TEST_CASE("a normal exit is exited and a signal husk did not send is signaled", 
     CHECK(e.reason == "signaled");
     CHECK(e.signal == SIGKILL);
     CHECK(e.detail == "terminated by SIGKILL (signal 9), which husk did not send");
+    // SIGXFSZ says what it is sent for, and stays signaled: kill(2) can send it too.
+    e = decide_exit(signaled(SIGXFSZ), record, StopPolicy{});
+    CHECK(e.reason == "signaled");
+    CHECK(e.detail == "terminated by SIGXFSZ (signal 25), which husk did not send; the kernel sends it to a "
+                      "process writing past its RLIMIT_FSIZE (--fsize)");
 }
 
 TEST_CASE("a signal husk-init reported is the program's, and the detail says who saw it", "[container]") {

@@ -44,7 +44,7 @@ Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOption
                            .cgroup2_mount = options.cgroup2_mount,
                            .rootless = options.rootless}));
     plan.credentials = TRY(caps::prepare_credentials(*spec.process));
-    plan.rlimits = TRY(rlimit::prepare_rlimits(*spec.process));
+    plan.rlimits = TRY(rlimit::prepare_rlimits(*spec.process, options.address_space));
     plan.loopback = TRY(net::prepare_loopback());
     plan.create_container_hooks = TRY(hooks::prepare_child_hooks(spec.hooks.create_container, "createContainer"));
     plan.start_container_hooks = TRY(hooks::prepare_child_hooks(spec.hooks.start_container, "startContainer"));

@@ -54,9 +54,19 @@ Result<bool> may_raise_hard_limits() {
 
 std::string text(rlim_t value) { return value == RLIM_INFINITY ? "unlimited" : std::to_string(value); }
 
+// The spec requires getrlimit on the type to succeed; husk's own value is also the ceiling.
+Result<void> check_hard_limit(const std::string& where, const Known& limit, rlim_t hard, bool privileged) {
+    ::rlimit own = {};
+    if (::getrlimit(limit.resource, &own) != 0) return fail_sys(errno, "getrlimit", limit.name);
+    if (hard > own.rlim_max && !privileged)
+        return fail_msg(where + ": hard limit " + text(hard) + " for " + limit.name + " exceeds husk's own hard limit " +
+                        text(own.rlim_max) + " and raising it needs CAP_SYS_RESOURCE");
+    return {};
+}
+
 }  // namespace
 
-Result<RlimitPlan> prepare_rlimits(const spec::Process& process) {
+Result<RlimitPlan> prepare_rlimits(const spec::Process& process, std::optional<rlim_t> address_space) {
     RlimitPlan plan;
     const bool privileged = TRY(may_raise_hard_limits());
     for (std::size_t i = 0; i < process.rlimits.size(); ++i) {
@@ -71,15 +81,15 @@ Result<RlimitPlan> prepare_rlimits(const spec::Process& process) {
         if (limit.soft > limit.hard)
             return fail_msg(where + ": soft limit " + text(limit.soft) + " for " + limit.type +
                             " exceeds its hard limit " + text(limit.hard));
-
-        // The spec requires getrlimit on the type to succeed; husk's own value is also the ceiling.
-        ::rlimit own = {};
-        if (::getrlimit(known_limit->resource, &own) != 0) return fail_sys(errno, "getrlimit", limit.type);
-        if (limit.hard > own.rlim_max && !privileged)
-            return fail_msg(where + ": hard limit " + text(limit.hard) + " for " + limit.type +
-                            " exceeds husk's own hard limit " + text(own.rlim_max) +
-                            " and raising it needs CAP_SYS_RESOURCE");
+        if (address_space && known_limit->resource == RLIMIT_AS)
+            return fail_msg(where + ": RLIMIT_AS is also set by run.husk.address-space (--address-space); keep one");
+        TRY(check_hard_limit(where, *known_limit, limit.hard, privileged));
         plan.entries.push_back({known_limit->resource, known_limit->name, {limit.soft, limit.hard}});
+    }
+    if (address_space) {
+        const Known& as = *find("RLIMIT_AS");
+        TRY(check_hard_limit("run.husk.address-space", as, *address_space, privileged));
+        plan.entries.push_back({as.resource, as.name, {*address_space, *address_space}});
     }
     return plan;
 }

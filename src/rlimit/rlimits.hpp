@@ -4,6 +4,7 @@
 
 #include <sys/resource.h>
 
+#include <optional>
 #include <vector>
 
 #include "husk/error.hpp"
@@ -25,7 +26,9 @@ struct RlimitPlan {
 // and soft > hard are errors (the spec requires the first). A hard limit above husk's own is an error here,
 // not a late EPERM in the child, unless husk has CAP_SYS_RESOURCE in its effective set (only a privileged
 // process may raise a hard limit: setrlimit(2)). Hosts whose root runs without CAP_SYS_RESOURCE are real.
-Result<RlimitPlan> prepare_rlimits(const spec::Process& process);
+// `address_space`: run.husk.address-space, RLIMIT_AS soft and hard, added after them; refused together with a
+// process.rlimits RLIMIT_AS (two values for one limit).
+Result<RlimitPlan> prepare_rlimits(const spec::Process& process, std::optional<rlim_t> address_space = std::nullopt);
 
 // prlimit(0, ...) for every entry; the error names the resource.
 Result<void> apply_rlimits(const RlimitPlan& plan) noexcept;

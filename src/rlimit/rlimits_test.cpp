@@ -114,3 +114,34 @@ TEST_CASE("apply_rlimits names the resource the kernel refused", "[rlimit]") {
     REQUIRE_FALSE(report.ok);
     CHECK(report.error.message() == "setrlimit \"RLIMIT_NOFILE\": operation not permitted");
 }
+
+TEST_CASE("run.husk.address-space becomes RLIMIT_AS, soft and hard, and is refused beside process.rlimits' own",
+          "[rlimit]") {
+    spec::Process process;
+    process.rlimits = {{"RLIMIT_CORE", 0, 0}};
+    auto plan = husk::rlimit::prepare_rlimits(process, 64u << 20);
+    REQUIRE(plan);
+    REQUIRE(plan->entries.size() == 2);
+    CHECK(plan->entries[1].resource == RLIMIT_AS);
+    CHECK(std::string(plan->entries[1].name) == "RLIMIT_AS");
+    CHECK(plan->entries[1].value.rlim_cur == 64u << 20);
+    CHECK(plan->entries[1].value.rlim_max == 64u << 20);
+    auto seen = husk::run_in_child<rlimit>([&] {
+        rlimit as = {};
+        if (husk::rlimit::apply_rlimits(*plan)) getrlimit(RLIMIT_AS, &as);
+        return as;
+    });
+    CHECK(seen.rlim_cur == 64u << 20);
+    CHECK(seen.rlim_max == 64u << 20);
+
+    // Without it, nothing: no RLIMIT_AS of husk's own.
+    plan = husk::rlimit::prepare_rlimits(process);
+    REQUIRE(plan);
+    CHECK(plan->entries.size() == 1);
+
+    process.rlimits = {{"RLIMIT_AS", 1u << 30, 1u << 30}};
+    plan = husk::rlimit::prepare_rlimits(process, 64u << 20);
+    REQUIRE_FALSE(plan);
+    CHECK(plan.error().message() ==
+          "process.rlimits[0]: RLIMIT_AS is also set by run.husk.address-space (--address-space); keep one");
+}

@@ -147,6 +147,11 @@ constexpr Setting table[] = {
         "when the process that started husk dies (even of SIGKILL), kill the container at once (also when husk "
         "itself dies); run and sandbox delete it, create leaves it stopped with its verdict for state until delete "
         "or gc"),
+    row<&S::address_space, positive_size, write_number>(
+        "address-space", FlagKind::value,
+        "address-space ceiling of each process (RLIMIT_AS, soft and hard; 512m, 2GiB; SIZES): mappings past it fail "
+        "with ENOMEM; per process, not in total, and counting reserved address space (Go, the JVM need far more "
+        "than they use); the weaker stand-in for --memory where the memory controller is missing; husk(8) LIMITS"),
 };
 
 const Setting* find_setting(std::string_view name) {

@@ -26,7 +26,7 @@ const std::map<std::string, std::string> every_setting = {
     {"run.husk.init", "true"},           {"run.husk.root", "tmpfs"},
     {"run.husk.tenant", "team-a"},       {"run.husk.net-allow", "127.0.0.1/32:53, [::1]:80"},
     {"run.husk.net-ops", "7"},           {"run.husk.net-ops-kill", "true"},
-    {"run.husk.die-with-parent", "true"}};
+    {"run.husk.die-with-parent", "true"}, {"run.husk.address-space", "536870912"}};
 
 }  // namespace
 

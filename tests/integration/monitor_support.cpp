@@ -29,6 +29,13 @@ Json state_record(const Sandbox& sb, const std::string& id) {
     return Json::parse(read_file(sb.root() + "/" + id + "/state.json"));
 }
 
+long long factor_count(const Json& verdict, std::string_view kind) {
+    if (!verdict.contains("factors")) return 0;
+    for (const Json& factor : verdict["factors"].items())
+        if (factor["kind"].str() == kind) return factor["count"].num();
+    return 0;
+}
+
 Json wait_for_exit(Sandbox& sb, const std::string& id, Ms timeout) {
     Json st = sb.wait_for_status(id, "stopped", timeout);
     for (int i = 0; i < 250 && !st["husk"].contains("exit"); ++i) {

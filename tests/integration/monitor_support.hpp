@@ -18,6 +18,8 @@ Json state_record(const Sandbox& sb, const std::string& id);
 // Waits until the container has stopped and the monitor has written husk.exit; returns that state.
 Json wait_for_exit(Sandbox& sb, const std::string& id, Ms timeout = Ms(20000));
 bool wait_for_output(const Output& from, std::string_view text, Ms timeout = Ms(10000));
+// The count of the verdict's (or husk.exit's) factor `kind`; 0 when it has none of that kind.
+long long factor_count(const Json& verdict, std::string_view kind);
 // create + start; returns init's pid.
 pid_t create_and_start(Sandbox& sb, const Bundle& b, const std::string& id, std::vector<std::string> flags = {});
 void delete_and_check(Sandbox& sb, const std::string& id);

@@ -310,6 +310,8 @@ TEST_CASE("run.husk.net-ops lets exactly N allowed operations out; the verdict c
     // Five let through, two refused past the budget; the denied destination is not counted.
     CHECK(verdict["usage"]["netOps"].num() == 7);
     CHECK(verdict["limits"]["netOps"].num() == 5);
+    // Refused: the two past the budget and the one off the allow-list.
+    CHECK(factor_count(verdict, "network-denied") == 3);
     REQUIRE(net.received("udp", "127.0.0.1:7001", "x"));
     for (int i = 0; i < 500 && count_received(net, "127.0.0.1:7001", "x") < 5; ++i) std::this_thread::sleep_for(Ms(10));
     CHECK(count_received(net, "127.0.0.1:7001", "x") == 5);
@@ -333,6 +335,7 @@ TEST_CASE("--net-ops-kill stops the container at the first operation past the bu
     CHECK(verdict["exit"]["reason"].str() == "network-limit");
     CHECK_THAT(verdict["exit"]["detail"].str(), Contains("network-operation budget 3 spent (4 operations tried)"));
     CHECK(verdict["usage"]["netOps"].num() == 4);
+    CHECK(factor_count(verdict, "network-denied") == 1);
     CHECK(results(run.out).at("tcp 127.0.0.1:7001") == EPERM);
     CHECK(net.never_received("127.0.0.1:7001", "over"));
     check_nothing_left(sb);
@@ -347,6 +350,7 @@ TEST_CASE("a policy without a budget still reports its operations in the verdict
     REQUIRE(run.exit_code == 0);
     CHECK(verdict["usage"]["netOps"].num() == 4);
     CHECK_FALSE(verdict["limits"].contains("netOps"));
+    CHECK_FALSE(verdict.contains("factors"));  // nothing refused, nothing to report
 
     Output refused = sb.husk(sandbox_args(sb.id("nobudget"), {"--net-ops-kill"}, {"/bin/true"}));
     INFO(refused.describe());

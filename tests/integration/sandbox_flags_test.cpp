@@ -1,5 +1,5 @@
 // `husk sandbox` flags beyond the defaults: cancel and --die-with-parent (the verdict still written, nothing
-// left), Landlock, rlimits, --seccomp FILE, the environment.
+// left), Landlock, rlimits (and SIGXFSZ, as the verdict tells it), --seccomp FILE, the environment.
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -112,7 +112,7 @@ TEST_CASE("husk sandbox --landlock-read/--landlock-write restrict files to what 
     INFO(run.describe());
     if (run.err.find("cannot enforce: truncate (needs ABI 3)") != std::string::npos) {
         // Debian 12's own kernel (the VM's) has ABI 2: the sandbox refuses rather than run less confined.
-        CHECK(run.exit_code == 1);
+        CHECK(run.exit_code == 2);  // refused before anything existed
         WARN("Landlock ABI below 3: refused as it must be, the rules not tried");
         check_nothing_left(sb);
         return;
@@ -132,6 +132,30 @@ TEST_CASE("husk sandbox --nofile and --fsize set the program's rlimits", "[integ
     REQUIRE(printed.size() == 4);
     CHECK(printed[0] == "64");
     CHECK(printed[1] == "2048");  // dash counts 512-byte blocks
+    check_nothing_left(sb);
+}
+
+TEST_CASE("a program that --fsize ends with SIGXFSZ is signaled, and the detail says what SIGXFSZ is sent for",
+          "[integration][sandbox][factors]") {
+    Sandbox sb;
+    const std::string path = sb.dir() + "/fsize.json";
+    // dd itself writes past the 1 KiB: the kernel sends it SIGXFSZ, whose default action ends it.
+    Output run = sb.husk(sandbox_args(sb.id("fsize"), {"--fsize", "1k", "--verdict", path},
+                                      {"dd", "if=/dev/zero", "of=/tmp/f", "bs=4k", "count=1"}));
+    INFO(run.describe());
+    Json v = Json::parse(read_file(path));
+    INFO(v.dump());
+    CHECK(run.exit_code == 128 + SIGXFSZ);
+    CHECK(v["exit"]["reason"].str() == "signaled");
+    CHECK(v["exit"]["signal"].num() == SIGXFSZ);
+    CHECK_THAT(v["exit"]["detail"].str(), Contains("the kernel sends it to a process writing past its RLIMIT_FSIZE"));
+    // A shell between them sees its child die of it and exits 128 + 25 itself: husk sees only that code.
+    Output shell = sb.husk(sandbox_args(sb.id("fsize-sh"), {"--fsize", "1k", "--verdict", path},
+                                        {"sh", "-c", "dd if=/dev/zero of=/tmp/f bs=4k count=1 2>/dev/null; exit $?"}));
+    INFO(shell.describe());
+    Json sv = Json::parse(read_file(path));
+    CHECK(sv["exit"]["reason"].str() == "exited");
+    CHECK(sv["exit"]["code"].num() == 128 + SIGXFSZ);
     check_nothing_left(sb);
 }
 

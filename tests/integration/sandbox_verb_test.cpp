@@ -392,7 +392,7 @@ TEST_CASE("husk sandbox with the id of a container that exists refuses and leave
     const std::string path = sb.dir() + "/second.json";
     Output second = sandbox(sb, id, {"--verdict", path}, {"true"});
     INFO(second.describe());
-    CHECK(second.exit_code == 1);
+    CHECK(second.exit_code == 2);
     Json v = Json::parse(read_file(path));
     CHECK(v["exit"]["reason"].str() == "refused");
     CHECK(v["exit"]["detail"].str() == "container with id \"" + id + "\" already exists");

@@ -90,6 +90,12 @@ const std::vector<Row>& rows() {
              CHECK(v["limits"]["netOpsKill"].boolean());
          },
          true},
+        {"address-space", {"--address-space", "128m"}, {{"run.husk.address-space", "134217728"}}, {"/bin/true"},
+         [](const Json& v) {
+             CHECK(v["exit"]["reason"].str() == "exited");
+             CHECK(v["limits"]["addressSpaceBytes"].num() == 128 << 20);
+         }},
+        // Last: the die-with-parent test below takes it from the end.
         {"die-with-parent", {"--die-with-parent"}, {{"run.husk.die-with-parent", "true"}}, {"/bin/true"},
          [](const Json& v) {
              CHECK(v["exit"]["reason"].str() == "exited");

@@ -144,7 +144,7 @@ TEST_CASE("a refused tenant run leaves nothing behind and still delivers its ver
     std::string id = sb.id("refused");
     Json verdict = run_verdict(sb, b, id, {"--tenant", "none"});
     CHECK(verdict["exit"]["reason"].str() == "tenant-quota");
-    CHECK(verdict["status"].num() == 1);
+    CHECK(verdict["status"].num() == 2);
     Output created = sb.create(b, sb.id("create"), {"--tenant", "none"});
     CHECK(created.exit_code == 1);
     CHECK_THAT(created.err, Contains("tenant \"none\" has used up its quota: runs: 0 of 0 started"));
@@ -312,7 +312,7 @@ TEST_CASE("a tenant with a CPU ceiling is refused where the run's CPU cannot be 
     b.write();
     Output out = sb.husk({"--cgroup-manager", "disabled", "run", "--bundle", b.dir, "--tenant", "c", sb.id("nocg")});
     INFO(out.describe());
-    CHECK(out.exit_code == 1);
+    CHECK(out.exit_code == 2);
     CHECK_THAT(out.err, Contains("tenant \"c\" has a CPU ceiling, so the run has a CPU budget: "
                                  "annotations[\"run.husk.cpu-limit\"]: needs the container's cgroup"));
     CHECK(show(sb, "c")["used"]["runs"].num() == 0);  // the start record is the last step: never written
@@ -334,7 +334,7 @@ TEST_CASE("husk sandbox --tenant is charged and refused like run", "[integration
     CHECK(account["used"]["runs"].num() == 1);
     CHECK(account["used"]["outputBytes"].num() == 3);
     Output second = sb.husk({"sandbox", "--tenant", "s", "--verdict", sb.dir() + "/b.json", "--", "true"});
-    CHECK(second.exit_code == 1);
+    CHECK(second.exit_code == 2);
     CHECK(Json::parse(read_file(sb.dir() + "/b.json"))["exit"]["reason"].str() == "tenant-quota");
     check_nothing_left(sb);
 }
@@ -362,7 +362,7 @@ TEST_CASE("a tenant's cgroup ceilings are refused at set where cgroup v2 lacks t
     b.config["linux"]["cgroupsPath"] = "tenants/m/x";
     b.write();
     Output squatter = sb.husk({"run", "--bundle", b.dir, sb.id("squat")});
-    CHECK(squatter.exit_code == 1);
+    CHECK(squatter.exit_code == 2);  // refused before anything existed
     CHECK_THAT(squatter.err, Contains("/husk/tenants is where husk places tenants' runs"));
     check_nothing_left(sb);
 }

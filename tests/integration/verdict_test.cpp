@@ -167,13 +167,13 @@ TEST_CASE("husk run --verdict: refused before anything exists, setup-failed afte
         std::string verdict = sb.dir() + "/verdict.json";
         Output run = sb.husk({"run", "--bundle", sb.dir() + "/no-such-bundle", "--verdict", verdict, sb.id("nobundle")});
         INFO(run.describe());
-        CHECK(run.exit_code == 1);
+        CHECK(run.exit_code == 2);
         std::string text = read_file(verdict);
         INFO(text);
         REQUIRE(lines(text).size() == 1);
         Json v = Json::parse(text);
         CHECK(v["exit"]["reason"].str() == "refused");
-        CHECK(v["status"].num() == 1);
+        CHECK(v["status"].num() == 2);
         CHECK_THAT(v["exit"]["detail"].str(), Contains("no-such-bundle"));
     }
     SECTION("a prestart hook that fails") {

@@ -51,7 +51,10 @@ TEST_CASE("husk sandbox --pids stops a fork loop, --memory ends a hog with reaso
     require_vm();
     Sandbox sb;
     Bundle b = sb.bundle();
-    check_fork_loop_stopped(sb.husk(rootfs_sandbox_args(sb.id("forks"), b.rootfs(), {"--pids", "12"}, fork_loop)));
+    const std::string forks_verdict = sb.dir() + "/forks.json";
+    check_fork_loop_stopped(sb.husk(rootfs_sandbox_args(sb.id("forks"), b.rootfs(),
+                                                        {"--pids", "12", "--verdict", forks_verdict}, fork_loop)),
+                            forks_verdict);
     const std::string verdict = sb.dir() + "/oom.json";
     check_ended_oom(sb.husk(rootfs_sandbox_args(sb.id("hog"), b.rootfs(), {"--memory", "16m", "--verdict", verdict}, memory_hog)),
                     verdict);

@@ -1,6 +1,8 @@
 // Helpers for the VM tests (vm_support.hpp).
 #include "vm_support.hpp"
 
+#include "monitor_support.hpp"
+
 #include <cerrno>
 
 #include <catch2/catch.hpp>
@@ -28,12 +30,17 @@ std::string cgroup_dir(Sandbox& sb, const std::string& id) {
     return cgroup2_mount() + path->str();
 }
 
-void check_fork_loop_stopped(const Output& forks) {
+void check_fork_loop_stopped(const Output& forks, const std::string& verdict_path) {
     INFO(forks.describe());
     REQUIRE(forks.exit_code == 0);
     Json r = Json::parse(lines(forks.out).back());
     CHECK(r["forked"].num() == 10);
     CHECK(r["errno"].num() == EAGAIN);
+    if (verdict_path.empty()) return;
+    Json v = Json::parse(read_file(verdict_path));
+    INFO(v.dump());
+    CHECK(v["exit"]["reason"].str() == "exited");
+    CHECK(factor_count(v, "pids-limit") >= 1);
 }
 
 void check_ended_oom(const Output& hog, const std::string& verdict_path) {
@@ -41,6 +48,7 @@ void check_ended_oom(const Output& hog, const std::string& verdict_path) {
     Json v = Json::parse(read_file(verdict_path));
     INFO(v.dump());
     CHECK(v["exit"]["reason"].str() == "oom");
+    CHECK(factor_count(v, "memory-limit") >= 1);
     CHECK(hog.exit_code == 128 + 9);
 }
 

@@ -28,7 +28,9 @@ std::string read_value(const std::string& path);
 inline const std::vector<std::string> fork_loop = {"/probe", "fork", "1000"};
 inline const std::vector<std::string> memory_hog = {
     "/bin/sh", "-c", "awk 'BEGIN { s = \"x\"; for (i = 0; i < 27; i++) s = s s; print length(s) }'"};
-void check_fork_loop_stopped(const Output& forks);
+// With a verdict, also that it says `exited` and carries the factor `pids-limit` (the fork pids.max refused), and
+// for the hog the factor `memory-limit` (memory.max reached on the way to the OOM kill).
+void check_fork_loop_stopped(const Output& forks, const std::string& verdict_path = "");
 void check_ended_oom(const Output& hog, const std::string& verdict_path);
 
 // The value of `key` in a flat-keyed file (memory.events, pids.events, cpu.stat, cgroup.events); -1 when

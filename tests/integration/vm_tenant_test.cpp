@@ -173,7 +173,7 @@ TEST_CASE("a tenant with cgroup ceilings keeps its runs below its shared parent:
     b.write();
     Output absolute = sb.husk({"run", "--bundle", b.dir, "--tenant", "m", sb.id("abs")});
     INFO(absolute.describe());
-    CHECK(absolute.exit_code == 1);
+    CHECK(absolute.exit_code == 2);  // refused before anything existed
     CHECK_THAT(absolute.err, Catch::Matchers::Contains("tenant \"m\" has cgroup ceilings, so its runs live below "
                                                         "/husk/tenants/m; linux.cgroupsPath \"/elsewhere/"));
     CHECK(read_file(sb.root() + "/tenants/m.ledger").empty());

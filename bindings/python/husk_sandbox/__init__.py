@@ -12,10 +12,12 @@
         verdict = sandbox.wait()
 
 It drives the `husk sandbox` command (husk(8)) with `--output-format json` and `--verdict-fd`, and uses
-nothing beyond Python's standard library. See bindings/python/README.md.
+nothing beyond Python's standard library. set_tenant, show_tenant, reset_tenant and gc drive `husk tenant` and
+`husk gc`. See bindings/python/README.md.
 """
 
-from .errors import HuskError, HuskStartError
+from .admin import compact_tenant, gc, reset_tenant, sandbox_config, set_tenant, show_tenant
+from .errors import HuskCommandError, HuskError, HuskStartError
 from .options import Options
 from .run import Result, run
 from .sandbox import Sandbox
@@ -23,6 +25,7 @@ from .stream import Chunk
 from .verdict import LIMIT_REASONS, REASONS, Limits, Usage, Verdict
 
 __all__ = [
-    "Chunk", "HuskError", "HuskStartError", "LIMIT_REASONS", "Limits", "Options", "REASONS", "Result",
-    "Sandbox", "Usage", "Verdict", "run",
+    "Chunk", "HuskCommandError", "HuskError", "HuskStartError", "LIMIT_REASONS", "Limits", "Options", "REASONS",
+    "Result", "Sandbox", "Usage", "Verdict", "compact_tenant", "gc", "reset_tenant", "run", "sandbox_config",
+    "set_tenant", "show_tenant",
 ]

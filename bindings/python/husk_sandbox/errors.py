@@ -11,3 +11,13 @@ class HuskError(Exception):
 
 class HuskStartError(HuskError):
     """husk itself could not be started (not found, not executable)."""
+
+
+class HuskCommandError(HuskError):
+    """A husk command other than a run (tenant, gc, --print-config) failed: husk's status and message."""
+
+    def __init__(self, command: str, status: int, message: str):
+        super().__init__(f"husk {command} exited {status}: {message.strip()}")
+        self.command = command
+        self.status = status
+        self.message = message

@@ -100,6 +100,7 @@ class Options:
 
     timeout: Optional[Duration] = None         # --timeout: wall-time limit
     kill_grace: Optional[Duration] = None      # --kill-grace: stop signal -> kill (husk's default 5s)
+    stop_signal: Optional[Union[int, str]] = None  # --stop-signal: first signal at the deadline (SIGTERM)
     cpu_limit: Optional[Duration] = None       # --cpu-limit: CPU-time budget of the whole sandbox
     cpus: Optional[Union[int, float, str]] = None  # --cpus: CPU rate (needs the cpu controller)
     memory: Optional[Size] = None              # --memory (needs the memory controller)
@@ -107,6 +108,9 @@ class Options:
     output_limit: Optional[Size] = None        # --output-limit: stdout + stderr bytes together
     nofile: Optional[Union[int, str]] = None   # --nofile: open files
     fsize: Optional[Size] = None               # --fsize: largest file it may write
+    nproc: Optional[Union[int, str]] = None    # --nproc: processes and threads (RLIMIT_NPROC; husk's default 1024)
+    tmp_size: Optional[Size] = None            # --tmp-size: size of the /tmp tmpfs (husk's default 256m)
+    address_space: Optional[Size] = None       # --address-space: RLIMIT_AS of each process, where --memory cannot be
     net: str = "none"                          # --net none|host
     rootfs: Optional[PathLike] = None          # --rootfs: a root filesystem instead of the host view
     binds: Iterable[Bind] = ()                 # --bind SRC[:DST], read-only
@@ -123,6 +127,7 @@ class Options:
     net_allow: Iterable[str] = ()              # --net-allow CIDR[:PORT] each (docs/network-policy.md)
     net_ops: Optional[Union[int, str]] = None  # --net-ops: budget of connects and addressed sends
     net_ops_kill: bool = False                 # --net-ops-kill: stop at the first operation past net_ops
+    tenant: Optional[str] = None               # --tenant: charge the run to this tenant (set_tenant)
     id: Optional[str] = None                   # --id (husk generates sandbox-... otherwise)
     die_with_parent: bool = True               # --die-with-parent: this Python process dying kills the run
     root: Optional[PathLike] = None            # husk --root: the state directory
@@ -149,6 +154,10 @@ class Options:
             ("--output-limit", size_arg, self.output_limit),
             ("--nofile", count_arg, self.nofile),
             ("--fsize", size_arg, self.fsize),
+            ("--nproc", count_arg, self.nproc),
+            ("--tmp-size", size_arg, self.tmp_size),
+            ("--address-space", size_arg, self.address_space),
+            ("--stop-signal", count_arg, self.stop_signal),
         ):
             if value is not None:
                 flag(name, convert(name.lstrip("-").replace("-", "_"), value))
@@ -186,6 +195,10 @@ class Options:
             flag("--net-ops", count_arg("net_ops", self.net_ops))
         if self.net_ops_kill:
             args.append("--net-ops-kill")
+        if self.tenant is not None:
+            if not isinstance(self.tenant, str):
+                raise TypeError(f"tenant: want a tenant's name, not {self.tenant!r}")
+            flag("--tenant", self.tenant)
         if self.id is not None:
             flag("--id", self.id)
         if self.die_with_parent:

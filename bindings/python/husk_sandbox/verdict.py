@@ -11,7 +11,7 @@ from typing import Any, Mapping, Optional, Tuple
 
 from .errors import HuskError
 
-# Every exit reason husk(8) documents (STATE, husk.exit.reason; VERDICT adds "refused").
+# Every exit reason husk(8) documents (STATE, husk.exit.reason; VERDICT adds "refused" and "tenant-quota").
 REASONS = (
     "exited",        # the program exited by itself
     "signaled",      # a signal husk did not send ended it (kill(1) from outside, a crash)
@@ -23,6 +23,7 @@ REASONS = (
     "oom",           # the kernel's OOM killer ended it at the memory limit
     "setup-failed",  # husk failed after accepting the config, before the program ran (exec, a mount, a hook)
     "refused",       # husk refused the flags or the config; nothing was created
+    "tenant-quota",  # the run's tenant has used up a ceiling; husk refused the run, nothing was created
     "unknown",       # the exit is not known; detail says why
 )
 
@@ -51,6 +52,7 @@ class Usage:
     pids_peak: Optional[int] = None
     stdout_bytes: Optional[int] = None
     stderr_bytes: Optional[int] = None
+    net_ops: Optional[int] = None  # connects and addressed sends the allow-list let through (past the budget too)
 
     @classmethod
     def from_json(cls, usage: Mapping[str, Any]) -> "Usage":
@@ -60,6 +62,7 @@ class Usage:
             pids_peak=_optional_int(usage, "pidsPeak"),
             stdout_bytes=_optional_int(usage, "stdoutBytes"),
             stderr_bytes=_optional_int(usage, "stderrBytes"),
+            net_ops=_optional_int(usage, "netOps"),
         )
 
 
@@ -78,6 +81,7 @@ class Limits:
     net_allow: Optional[Tuple[str, ...]] = None
     tenant: Optional[str] = None
     die_with_parent: bool = False
+    address_space_bytes: Optional[int] = None
 
     @classmethod
     def from_json(cls, limits: Mapping[str, Any]) -> "Limits":
@@ -96,6 +100,7 @@ class Limits:
             net_allow=tuple(str(entry) for entry in limits["netAllow"]) if isinstance(limits.get("netAllow"), list) else None,
             tenant=limits.get("tenant") if isinstance(limits.get("tenant"), str) else None,
             die_with_parent=limits.get("dieWithParent") is True,
+            address_space_bytes=_optional_int(limits, "addressSpaceBytes"),
         )
 
 
@@ -104,8 +109,8 @@ class Verdict:
     """How a run ended, decided by husk from what it observed (never from the exit code alone).
 
     reason is one of REASONS and detail is husk's sentence about it. status is what husk exited with: the
-    program's code, 128 + a signal, 122-124 when a limit fired and the program then exited by itself, 1
-    after an error, 2 after a refused flag. exit_code is the program's own exit code (128 + signal when a
+    program's code, 128 + a signal, 121-124 when a limit fired and the program then exited by itself, 2
+    when husk refused the run (reason "refused" or "tenant-quota"), 1 after any other error. exit_code is the program's own exit code (128 + signal when a
     signal ended it) and None when the program never exited (refused, setup-failed) or husk could not
     tell; signal is the signal that ended it, None for a normal exit.
     """
@@ -133,7 +138,7 @@ class Verdict:
 
     @property
     def limited(self) -> bool:
-        """True when one of the limits (wall time, output cap, CPU budget, memory) ended the run."""
+        """True when one of the limits (wall time, output cap, CPU budget, network budget, memory) ended the run."""
         return self.reason in LIMIT_REASONS
 
     @classmethod

@@ -45,9 +45,10 @@ def test_the_policies_in_the_limits_read_too():
     limits = Verdict.from_json(json.loads(MAN_PAGE_VERDICT.replace(
         '"cpuLimitUsec": 1500000}',
         '"cpuLimitUsec": 1500000, "netOps": 5, "netOpsKill": true, "netAllow": ["127.0.0.1/32:53"], '
-        '"tenant": "team-a", "dieWithParent": true}'))).limits
+        '"tenant": "team-a", "dieWithParent": true, "addressSpaceBytes": 536870912}'))).limits
     assert (limits.net_ops, limits.net_ops_kill, limits.net_allow, limits.tenant, limits.die_with_parent) == \
         (5, True, ("127.0.0.1/32:53",), "team-a", True)
+    assert limits.address_space_bytes == 512 << 20
 
 
 def test_a_refused_verdict_has_no_exit_code():
@@ -101,15 +102,17 @@ def test_options_become_husk_sandbox_flags():
                       cwd="/tmp", seccomp="unconfined", caps=["CAP_CHOWN"], userns=False,
                       landlock_read=["/usr"], landlock_write=["/tmp"], landlock_connect=[443],
                       net_allow=["10.0.0.1/32:53", "[::1]:443"], net_ops=100, net_ops_kill=True, id="s1",
-                      die_with_parent=False, extra_args=["--print-config"])
+                      die_with_parent=False, extra_args=["--print-config"], nproc=16, tmp_size="4m",
+                      address_space="1g", stop_signal="SIGINT", tenant="t")
     assert options.sandbox_args() == [
         "--timeout", "2s", "--kill-grace", "0.25s", "--cpu-limit", "1.5s", "--cpus", "0.5",
         "--memory", str(64 << 20), "--pids", "32", "--output-limit", "64k", "--nofile", "64",
-        "--fsize", str(1 << 20), "--net", "host", "--rootfs", "/r", "--bind", "/a", "--bind", "/b:/c",
+        "--fsize", str(1 << 20), "--nproc", "16", "--tmp-size", "4m", "--address-space", "1g",
+        "--stop-signal", "SIGINT", "--net", "host", "--rootfs", "/r", "--bind", "/a", "--bind", "/b:/c",
         "--bind-rw", "/d:/e", "--env", "A=1", "--clear-env", "--cwd", "/tmp", "--seccomp", "unconfined",
         "--cap", "CAP_CHOWN", "--no-userns", "--landlock-read", "/usr", "--landlock-write", "/tmp",
         "--landlock-connect", "443", "--net-allow", "10.0.0.1/32:53", "--net-allow", "[::1]:443",
-        "--net-ops", "100", "--net-ops-kill", "--id", "s1", "--print-config"]
+        "--net-ops", "100", "--net-ops-kill", "--tenant", "t", "--id", "s1", "--print-config"]
 
 
 def test_default_options_keep_husks_defaults_and_tie_the_run_to_this_process():
