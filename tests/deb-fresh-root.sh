@@ -56,6 +56,9 @@ git clone --quiet --no-hardlinks "$top" "$build_root/husk"
 git -C "$build_root/husk" checkout --quiet --detach "$commit"
 clone=$(( $(now) - began ))
 echo "deb-fresh-root: testing $(git -C "$build_root/husk" log -1 --format='%h %s'); clone: $(seconds "$clone") s"
+if [ "$commit" = "$(git -C "$top" rev-parse HEAD)" ] && ! git -C "$top" diff --quiet HEAD --; then
+    echo "deb-fresh-root: note: the uncommitted changes in $top are not in the package"
+fi
 status=0
 run "tests/install-deps.sh --deb" "$build_root" "$work/install-deps.log" \
     bash -c 'cd /husk && DEBIAN_FRONTEND=noninteractive tests/install-deps.sh --deb' || exit 1
@@ -168,7 +171,7 @@ CHECK
 run "install and use" "$install_root" "$work/install.log" bash -c 'cd /debs && bash check.sh' || status=1
 cat "$work/install.log"
 if [ -f "$install_root/debs/times" ] && read -r install verdict < "$install_root/debs/times"; then
-    echo "deb-fresh-root: apt-get install $(seconds "$install") s, first husk sandbox $(seconds "$verdict") s"
+    echo "deb-fresh-root: apt-get install $(seconds "$install") s, first husk sandbox $verdict ms"
     echo "deb-fresh-root: from the clone to the first verdict (clone, install-deps --deb, dpkg-buildpackage," \
         "apt-get install, husk sandbox): $(seconds $(( clone + deps + build + install + verdict ))) s"
 fi
