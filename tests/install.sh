@@ -9,6 +9,7 @@ build=$1 prefix=$2
 # absolute DIR: DIR under the prefix, unless it is absolute already (meson takes either).
 absolute() { case $1 in /*) echo "$1" ;; *) echo "$prefix/$1" ;; esac; }
 bindir=$(absolute "$3") mandir=$(absolute "$4") completions=$(absolute "$5") python_dir=$(absolute "$6")
+python_dir=${python_dir%/}  # meson's python module gives it with a trailing /
 
 tmp=$(mktemp -d /tmp/husk-install.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
