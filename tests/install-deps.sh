@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs what husk needs on Debian 12: build dependencies, plus test tools with --tests, plus what
-# tests/fresh-machine.sh needs on the host with --fresh-machine.
-#   tests/install-deps.sh [--tests] [--fresh-machine]
+# tests/fresh-machine.sh and tests/deb-fresh-root.sh need on the host with --fresh-machine, plus what
+# `dpkg-buildpackage -b` needs to build the Debian package with --deb (debian/control's Build-Depends).
+#   tests/install-deps.sh [--tests] [--fresh-machine] [--deb]
 set -eu
 # file: bundles/build-rootfs.sh checks that busybox is statically linked; go-md2man: the build makes husk(8)
 # from docs/husk.8.md with it.
@@ -19,7 +20,10 @@ for arg in "$@"; do
                            python3-pytest python3-minimal man-db uidmap acl" ;;
         # debootstrap: the fresh Debian root; git: the clean clone of the commit under test.
         --fresh-machine) packages="$packages debootstrap git" ;;
-        *) echo "usage: $0 [--tests] [--fresh-machine]" >&2; exit 2 ;;
+        # build-essential: dpkg-buildpackage checks it is installed (and it brings dpkg-dev); debhelper: dh and
+        # debhelper-compat; dh-python: dh_python3 (dh-sequence-python3); python3: meson's python module.
+        --deb) packages="$packages build-essential debhelper dh-python python3" ;;
+        *) echo "usage: $0 [--tests] [--fresh-machine] [--deb]" >&2; exit 2 ;;
     esac
 done
 . "$(dirname "$0")/install-missing.sh"

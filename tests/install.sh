@@ -1,13 +1,15 @@
 #!/bin/sh
 # meson test 'install' (docs/testing.md): `meson install` of this build, into a temporary DESTDIR, puts husk,
-# its man page and its bash completion where they belong, and `man husk` renders the page from there.
-#   tests/install.sh BUILD_DIR PREFIX BINDIR MANDIR COMPLETIONS_DIR   (the build's options, as meson has them)
+# its man page, its bash completion and the husk_sandbox Python module where they belong, and `man husk`
+# renders the page from there.
+#   tests/install.sh BUILD_DIR PREFIX BINDIR MANDIR COMPLETIONS_DIR PYTHON_DIR   (as meson has them)
 set -eu
-[ $# -eq 5 ] || { echo "usage: $0 BUILD_DIR PREFIX BINDIR MANDIR COMPLETIONS_DIR" >&2; exit 2; }
+[ $# -eq 6 ] || { echo "usage: $0 BUILD_DIR PREFIX BINDIR MANDIR COMPLETIONS_DIR PYTHON_DIR" >&2; exit 2; }
 build=$1 prefix=$2
 # absolute DIR: DIR under the prefix, unless it is absolute already (meson takes either).
 absolute() { case $1 in /*) echo "$1" ;; *) echo "$prefix/$1" ;; esac; }
-bindir=$(absolute "$3") mandir=$(absolute "$4") completions=$(absolute "$5")
+bindir=$(absolute "$3") mandir=$(absolute "$4") completions=$(absolute "$5") python_dir=$(absolute "$6")
+python_dir=${python_dir%/}  # meson's python module gives it with a trailing /
 
 tmp=$(mktemp -d /tmp/husk-install.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -49,4 +51,16 @@ completion=$dest$completions/husk
 [ -f "$completion" ] || fail "no bash completion at $completions/husk"
 bash -c '. "$1" && complete -p husk' sh "$completion" | grep -qx 'complete -F _husk husk' ||
     fail "$completion does not register _husk for husk"
+
+# The Python module, every file of bindings/python/husk_sandbox, as Debian's python3 imports it from there.
+source=$(cd "$(dirname "$0")/../bindings/python/husk_sandbox" && pwd)
+for file in "$source"/*.py; do
+    [ -f "$dest$python_dir/husk_sandbox/${file##*/}" ] || fail "no $python_dir/husk_sandbox/${file##*/}"
+done
+[ ! -e "$dest$python_dir/husk_sandbox/__pycache__" ] || fail "a __pycache__ was installed"
+imported=$(cd / && PYTHONPATH="$dest$python_dir" PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -c \
+    'import husk_sandbox; print(husk_sandbox.__file__, callable(husk_sandbox.run))') ||
+    fail "python3 cannot import husk_sandbox from $python_dir"
+[ "$imported" = "$dest$python_dir/husk_sandbox/__init__.py True" ] ||
+    fail "husk_sandbox imported as '$imported', not from $dest$python_dir with its run()"
 echo "install: all checks passed"

@@ -4,12 +4,14 @@
 #                (containerd, podman, Docker and the CRI plugin driving husk and runc in that VM), python,
 #                completion and install
 #   build-asan/  unit and integration again under ASan+UBSan, then each fuzz target for a minute
+#   deb          tests/deb-fresh-root.sh: the Debian package built on a fresh minbase root, installed and used on
+#                another
 # Run as root from anywhere: tests/run.sh. Every suite runs; the exit status is non-zero if any failed.
 #
 # The suites mostly wait (containers, timeouts, VM boots), so they overlap (docs/testing.md, "Time budget"):
 #   1. build/ is built;
-#   2. in the background, the VM and client suites of build/ (one VM at a time) and, at a lower priority, the
-#      build of build-asan/; in the foreground, the other suites of build/;
+#   2. in the background, the VM and client suites of build/ (one VM at a time), the build of build-asan/ and
+#      the Debian package test; in the foreground, the other suites of build/;
 #   3. the suites of build-asan/, while the VM suites may still run.
 # A background job's output is printed whole when it ends (it is kept in build/meson-logs/run-NAME.txt),
 # and its failure counts like any other. The `run.sh:` lines give each step's end, in seconds from the start.
@@ -17,7 +19,8 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 started=$(date +%s)
 elapsed() { echo "$(($(date +%s) - started)) s"; }
-"$top/tests/install-deps.sh" --tests
+# --fresh-machine: debootstrap and git, for the Debian package test's fresh roots.
+"$top/tests/install-deps.sh" --tests --fresh-machine
 # The VM suite checks cgroup v2 enforcement in qemu: it needs its kernel.
 "$top/tests/vm/install-deps.sh"
 # The clients suite drives containerd, podman, Docker and the CRI plugin in that VM (tests/clients/): their
@@ -87,6 +90,8 @@ export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
 # logs apart (build/meson-logs/testlog-vm.txt).
 background vm meson test -C "$top/build" --no-rebuild --print-errorlogs --logbase testlog-vm --suite vm --suite clients
 background asan_build ninja -C "$top/build-asan"
+# The Debian package, built and installed on fresh roots: mostly apt and its own build, beside the others.
+background deb "$top/tests/deb-fresh-root.sh"
 # The integration shards (integration-1 ...) side by side with unit, completion and install; then python.
 meson test -C "$top/build" --no-rebuild --print-errorlogs --num-processes 8 --no-suite vm --no-suite clients || status=1
 echo "run.sh: the host suites of build/ done after $(elapsed)"
@@ -105,6 +110,7 @@ if finish asan_build; then
 else
     echo "run.sh: build-asan/ did not build, so its suites did not run" >&2
 fi
+finish deb || true
 finish vm || true
 echo "run.sh: done after $(elapsed), exit status $status"
 exit "$status"

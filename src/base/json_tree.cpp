@@ -83,7 +83,9 @@ private:
         std::string out;
         for (const Frame& frame : frames_) {
             if (frame.array) {
-                out += "[" + std::to_string(frame.index) + "]";
+                out += '[';
+                out += std::to_string(frame.index);
+                out += ']';
             } else if (frame.has_key) {
                 if (!out.empty()) out += '.';
                 out += frame.key;

@@ -39,8 +39,12 @@ Result<void> plan_cpu_max(const spec::CpuResources& cpu, Writes& out) {
     bool update = out.options().mode == LimitMode::update;
     if (update && !has_quota) quota = out.options().current_cpu_quota.empty() ? "max" : out.options().current_cpu_quota;
     std::string value = quota;
-    if (has_period) value += " " + std::to_string(*cpu.period);
-    else if (!update) value += " 100000";
+    if (has_period) {
+        value += ' ';
+        value += std::to_string(*cpu.period);
+    } else if (!update) {
+        value += " 100000";
+    }
     out.add(field, "cpu", "cpu.max", value);
     return {};
 }

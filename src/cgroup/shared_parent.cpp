@@ -59,7 +59,10 @@ Result<void> place_under_shared_parent(CgroupPlan& plan, SharedParent parent, st
 
     // prepare_cgroup resolved an empty or relative path below /husk: move it below the shared parent.
     std::string below = plan.location.path.substr(husk_subtree.size());
-    if (cgroups_path.empty()) below = "/" + std::string(container_id);
+    if (cgroups_path.empty()) {
+        below = '/';
+        below += container_id;
+    }
     plan.location.path = std::string(shared_parents_subtree) + "/" + parent.name + below;
     for (const std::string& controller : needed_controllers(writes))
         if (!list_contains(plan.controllers, controller)) plan.controllers.push_back(controller);

@@ -105,7 +105,10 @@ std::string features_json() {
     w.key("run.husk.version").string("0.1.0");
     // features.md: annotation values are strings; the run.husk.* keys a config may set, comma-separated.
     std::string known;
-    for (const spec::Setting& setting : spec::husk_settings()) known += (known.empty() ? "" : ",") + setting.annotation();
+    for (const spec::Setting& setting : spec::husk_settings()) {
+        if (!known.empty()) known += ',';
+        known += setting.annotation();
+    }
     w.key("run.husk.annotations").string(known);
     w.end_object();
     w.end_object();

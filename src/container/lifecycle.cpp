@@ -363,14 +363,9 @@ std::vector<ContainerSummary> list_containers(const Runtime& runtime) {
         std::optional<state::Record> record;
         if (auto r = dir->read_record()) record = std::move(*r);
         Observed observed = container::observe(*dir, record);
-        ContainerSummary s{id};
-        s.pid = observed.pid;
-        s.status = container::status_name(observed.status);
-        if (record) {
-            s.bundle = record->bundle;
-            s.created = record->created;
-            s.owner = record->owner;
-        }
+        ContainerSummary s{.id = id, .pid = observed.pid, .status = container::status_name(observed.status),
+                           .bundle = record ? record->bundle : "", .created = record ? record->created : "",
+                           .owner = record ? record->owner : ""};
         out.push_back(std::move(s));
     }
     return out;

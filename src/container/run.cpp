@@ -81,7 +81,11 @@ Result<RunOutcome> run_foreground(const Runtime& runtime, const ContainerId& id,
         monitor::MonitorPlan plan = container::monitor_plan(*launch);
         lost_check = plan;
         std::optional<monitor::OutputPlumbing> output = std::move(launch->output);
-        std::optional<monitor::Caller> caller = std::move(launch->caller);
+        // Not a std::optional of its own: g++ 12 at -O3 then sees the moved-into payload's fd as maybe
+        // uninitialized in the optional's destructor (GCC bug 80635, a false -Wmaybe-uninitialized).
+        const bool watch_caller = launch->caller.has_value();
+        monitor::Caller caller;
+        if (watch_caller) caller = std::move(*launch->caller);
         const bool relay_terminal = launch->relay_terminal;
         launch.reset();  // releases the create lock so start can take it
 
@@ -92,7 +96,9 @@ Result<RunOutcome> run_foreground(const Runtime& runtime, const ContainerId& id,
         wait.forward = forward;
         auto enforcer = std::make_shared<const monitor::Enforcer>(plan, spawned.pid, spawned.pidfd.get());
         wait.cancel = monitor::Cancel{plan.policy.grace, [enforcer] { enforcer->kill(); }};
-        if (caller) wait.watchers.push_back(monitor::watch_caller(std::move(*caller), [enforcer] { enforcer->kill(); }));
+        if (watch_caller) {
+            wait.watchers.push_back(monitor::watch_caller(std::move(caller), [enforcer] { enforcer->kill(); }));
+        }
         // The wall time and json's t count from here, just before start.
         auto begun = std::chrono::steady_clock::now();
         progress.begun = begun;

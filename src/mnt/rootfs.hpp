@@ -27,7 +27,7 @@ struct RootfsOptions {
     bool root_tmpfs = false;  // run.husk.root=tmpfs: a fresh tmpfs over the rootfs, not the rootfs itself
     // The cgroup v2 hierarchy's mount point as husk sees it ("/sys/fs/cgroup/unified"): a "cgroup" mount of a
     // container without a new cgroup namespace is a bind of it (prepare.cpp). Empty: mounted anew.
-    std::string cgroup2_mount;
+    std::string cgroup2_mount{};
     // husk runs without root (docs/rootless.md): open_tree(OPEN_TREE_CLONE) needs CAP_SYS_ADMIN over the mount
     // namespace, which the caller has in the container's alone. So a bind source and a host device node are
     // cloned by the child itself (clone_bind_source_here), not in prepare or by the parent.

@@ -32,7 +32,7 @@ struct PlanOptions {
     bool seccomp_skip_unknown = false;  // run.husk.seccomp-unknown-syscalls=skip-allowed
     bool husk_init = false;             // run.husk.init=true
     bool root_tmpfs = false;            // run.husk.root=tmpfs
-    std::string cgroup2_mount;          // mnt::RootfsOptions::cgroup2_mount
+    std::string cgroup2_mount{};        // mnt::RootfsOptions::cgroup2_mount
     bool rootless = false;              // husk runs without root (docs/rootless.md)
     std::optional<std::uint64_t> address_space;  // run.husk.address-space: RLIMIT_AS of the container's process
 };

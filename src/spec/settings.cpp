@@ -78,7 +78,10 @@ std::string write_text(const std::string& text) { return text; }
 Result<NetAllow> read_net_allow(std::string_view value) { return parse_net_allow(value); }
 std::string write_net_allow(const NetAllow& allow) {
     std::string text;
-    for (const NetAllowEntry& entry : allow.entries) text += (text.empty() ? "" : ",") + to_string(entry);
+    for (const NetAllowEntry& entry : allow.entries) {
+        if (!text.empty()) text += ',';
+        text += to_string(entry);
+    }
     return text.empty() ? "none" : text;
 }
 

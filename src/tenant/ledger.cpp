@@ -126,8 +126,9 @@ Result<void> Ledger::append(const Record& record) {
     off_t before = ::lseek(fd_.get(), 0, SEEK_END);
     if (before < 0) return fail_sys(errno, "lseek", path_);
     if (auto written = write_all(fd_.get(), *line); !written) {
-        // A part of a line (a full filesystem) would glue the next append onto it: take it back.
-        (void)::ftruncate(fd_.get(), before);
+        // A part of a line (a full filesystem) would glue the next append onto it: take it back. Should that
+        // fail too, the ledger is closed, so nothing is appended to it here, and the next open drops the part.
+        if (::ftruncate(fd_.get(), before) != 0) fd_.reset();
         return fail(written.error());
     }
     if (::fsync(fd_.get()) != 0) return fail_sys(errno, "fsync", path_);
