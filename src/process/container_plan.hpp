@@ -34,7 +34,7 @@ struct PlanOptions {
     bool root_tmpfs = false;            // run.husk.root=tmpfs
     std::string cgroup2_mount{};        // mnt::RootfsOptions::cgroup2_mount
     bool rootless = false;              // husk runs without root (docs/rootless.md)
-    std::optional<std::uint64_t> address_space;  // run.husk.address-space: RLIMIT_AS of the container's process
+    std::optional<std::uint64_t> address_space{};  // run.husk.address-space: RLIMIT_AS of the container's process
 };
 
 // The security steps both recipes share (docs/security.md, "Order in the container's init"): linux.seccomp compiled,

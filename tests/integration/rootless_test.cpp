@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <chrono>
@@ -41,7 +42,14 @@ void check_user_left_nothing(Sandbox& sb, const TestUser& user) {
     // A husk that is not the test's child (--die-with-parent's) may still be deleting its container: wait for
     // the user's processes to end first.
     std::vector<pid_t> left;
-    for (int i = 0; i < 100 && !(left = user.processes()).empty(); ++i) std::this_thread::sleep_for(Ms(50));
+    for (int i = 0; i < 200 && !(left = user.processes()).empty(); ++i) std::this_thread::sleep_for(Ms(50));
+    std::string described;
+    for (pid_t pid : left) {
+        std::string cmdline = read_file("/proc/" + std::to_string(pid) + "/cmdline");
+        std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+        described += std::to_string(pid) + ": " + cmdline + "\n";
+    }
+    INFO("the user's processes left:\n" << described);
     CHECK(left.empty());
     Output listed = user.husk({"list", "-q"});
     INFO(listed.describe());
@@ -170,9 +178,14 @@ TEST_CASE("rootless: limits without a cgroup work, those that need one are refus
              {"--net-allow", "127.0.0.1/32:80", "--net", "host"}}) {
         Output refused = user.husk(sandbox_args(sb.id("rl-refused"), flag, {"true"}));
         INFO(flag[0] << ": " << refused.describe());
-        CHECK(refused.exit_code != 0);
+        CHECK(refused.exit_code == 2);  // refused before anything existed (husk(8) EXIT STATUS)
         CHECK_THAT(refused.err, Catch::Contains("husk runs without root and found no delegated cgroup v2 subtree"));
     }
+    // Without root the user namespace is what builds the sandbox: --no-userns is refused.
+    Output no_userns = user.husk(sandbox_args(sb.id("rl-nouserns"), {"--no-userns"}, {"true"}));
+    INFO(no_userns.describe());
+    CHECK(no_userns.exit_code == 2);
+    CHECK_THAT(no_userns.err, Catch::Contains("--no-userns: without root the user namespace"));
     check_user_left_nothing(sb, user);
 }
 
@@ -341,7 +354,7 @@ TEST_CASE("rootless: a tenant and its ledger are the user's own", "[integration]
     // The run ceiling holds across runs: the second is refused.
     Output second = user.husk(sandbox_args(sb.id("rl-tenant"), {"--tenant", "team"}, {"true"}));
     INFO(second.describe());
-    CHECK(second.exit_code != 0);
+    CHECK(second.exit_code == 2);
     CHECK_THAT(second.err, Catch::Contains("runs"));
     // The ledger is in the user's state root, the user's alone.
     struct stat st {};
