@@ -386,9 +386,12 @@ TEST_CASE("husk sandbox with the id of a container that exists refuses and leave
     Sandbox sb;
     const std::string id = sb.id("taken");
     Process first = sb.spawn_husk({"sandbox", "--id", id, "--", "sleep", "60"});
+    // Running, not only there: `state` answers from the first record on ("creating"), and the check below
+    // compares the status before and after.
     auto deadline = std::chrono::steady_clock::now() + Ms(20000);
     while (sb.husk({"state", id}).exit_code != 0 && std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for(Ms(20));
+    sb.wait_for_status(id, "running", Ms(20000));
     const std::string path = sb.dir() + "/second.json";
     Output second = sandbox(sb, id, {"--verdict", path}, {"true"});
     INFO(second.describe());
