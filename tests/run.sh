@@ -10,9 +10,10 @@
 #
 # The suites mostly wait (containers, timeouts, VM boots), so they overlap (docs/testing.md, "Time budget"):
 #   1. build/ is built;
-#   2. in the background, the VM and client suites of build/ (one VM at a time), the build of build-asan/ and
-#      the Debian package test; in the foreground, the other suites of build/;
-#   3. the suites of build-asan/, while the VM suites may still run.
+#   2. in the background, the VM and client suites of build/ (one VM at a time) and the build of build-asan/;
+#      in the foreground, the other suites of build/;
+#   3. the suites of build-asan/, with the Debian package test in the background, while the VM suites may
+#      still run.
 # A background job's output is printed whole when it ends (it is kept in build/meson-logs/run-NAME.txt),
 # and its failure counts like any other. The `run.sh:` lines give each step's end, in seconds from the start.
 set -eu
@@ -90,13 +91,16 @@ export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
 # logs apart (build/meson-logs/testlog-vm.txt).
 background vm meson test -C "$top/build" --no-rebuild --print-errorlogs --logbase testlog-vm --suite vm --suite clients
 background asan_build ninja -C "$top/build-asan"
-# The Debian package, built and installed on fresh roots: mostly apt and its own build, beside the others.
-background deb "$top/tests/deb-fresh-root.sh"
 # The integration shards (integration-1 ...) side by side with unit, completion and install; then python.
 meson test -C "$top/build" --no-rebuild --print-errorlogs --num-processes 8 --no-suite vm --no-suite clients || status=1
 echo "run.sh: the host suites of build/ done after $(elapsed)"
 
-if finish asan_build; then
+asan_built=yes
+finish asan_build || asan_built=no
+# The Debian package, built and installed on fresh roots: its own build (minutes of CPU) starts once build-asan/
+# is built, beside the ASan suites, which mostly wait; beside the ASan build it lengthened the run by as much.
+background deb "$top/tests/deb-fresh-root.sh"
+if [ "$asan_built" = yes ]; then
     # The seccomp unit tests load filters that deny calls the sanitizer runtime itself makes in the filtered
     # child (sigaltstack, mmap), so they run in the plain build only.
     meson test -C "$top/build-asan" --no-rebuild --print-errorlogs --suite unit --test-args '~[seccomp]' || status=1
