@@ -372,12 +372,15 @@ TEST_CASE("husk run SIGKILLed: its stopped run is settled at the tenant's next a
     // A service that loses husk keeps its tenant's budgets and concurrency slot reserved until somebody ran gc.
     Sandbox sb;
     set_tenant(sb, "lost", {"--concurrent", "1", "--wall", "1h"});
-    Bundle b = with_args(sb, {"/probe", "sleep", "1"});
+    Bundle b = with_args(sb, {"/probe", "sleep", "3"});  // long enough to be seen running, even under load
     b.write();
     const std::string id = sb.id("lost"), pid_file = sb.dir() + "/init.pid";
     Process run = sb.spawn_husk({"run", "--bundle", b.dir, "--pid-file", pid_file, "--tenant", "lost", id});
     for (int i = 0; i < 2000 && read_file(pid_file).empty(); ++i) std::this_thread::sleep_for(Ms(10));
     REQUIRE_FALSE(read_file(pid_file).empty());
+    // Killed once the workload runs: the pid file is written at create, and a husk run killed before start
+    // leaves init waiting for a start nobody sends (that case is gc's: its creator is dead).
+    REQUIRE(sb.wait_for_status(id, "running", Ms(20000))["status"].str() == "running");
     REQUIRE(::kill(run.pid(), SIGKILL) == 0);
     (void)run.wait();
     wait_until_init_exited(pid_file);  // the workload ends by itself; nobody records it, nobody deletes it
