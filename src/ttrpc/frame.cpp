@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ttrpc/fields.hpp"
 #include "ttrpc/protobuf.hpp"
 
 namespace husk::ttrpc {
@@ -15,16 +16,6 @@ std::uint32_t read_be32(std::string_view bytes) {
 
 void append_be32(std::string& out, std::uint32_t value) {
     for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((value >> shift) & 0xff));
-}
-
-Result<std::pair<std::string, std::string>> decode_key_value(std::string_view data) {
-    std::pair<std::string, std::string> entry;
-    ProtoReader reader(data);
-    while (auto field = TRY(next_field(reader, "KeyValue"))) {
-        if (field->number == 1) entry.first = TRY(bytes_of(*field, "KeyValue.key"));
-        else if (field->number == 2) entry.second = TRY(bytes_of(*field, "KeyValue.value"));
-    }
-    return entry;
 }
 
 }  // namespace
@@ -105,9 +96,8 @@ Result<Request> decode_request(std::string_view payload) {
             case 3: request.payload = TRY(bytes_of(*field, "Request.payload")); break;
             case 4: request.timeout_nano = static_cast<std::int64_t>(TRY(uint_of(*field, "Request.timeout_nano"))); break;
             case 5: {
-                auto entry = decode_key_value(TRY(bytes_of(*field, "Request.metadata")));
-                if (!entry) return fail(entry.error().context("Request.metadata"));
-                request.metadata.push_back(std::move(*entry));
+                std::string_view entry = TRY(bytes_of(*field, "Request.metadata"));
+                request.metadata.push_back(TRY(within(decode_string_pair(entry, "KeyValue"), "Request.metadata")));
                 break;
             }
             default: break;
@@ -163,8 +153,8 @@ Result<Response> decode_response(std::string_view payload) {
     ProtoReader reader(payload);
     while (auto field = TRY(next_field(reader, "Response"))) {
         if (field->number == 1) {
-            auto status = decode_status(TRY(bytes_of(*field, "Response.status")), response);
-            if (!status) return fail(status.error().context("Response.status"));
+            std::string_view status = TRY(bytes_of(*field, "Response.status"));
+            TRY(within(decode_status(status, response), "Response.status"));
         } else if (field->number == 2) {
             response.payload = TRY(bytes_of(*field, "Response.payload"));
         }
