@@ -50,6 +50,7 @@ private:
     std::size_t ready_bytes_ = 0;
 };
 
+// The caller keeps payload within max_message: a ttrpc peer discards a longer frame unread.
 std::string encode_frame(std::uint32_t stream, FrameType type, std::string_view payload);
 
 // ttrpc's Request: service=1, method=2, payload=3, timeout_nano=4, metadata=5 (KeyValue key=1 value=2).
