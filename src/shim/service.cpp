@@ -13,10 +13,12 @@
 #include <vector>
 
 #include "base/fs.hpp"
+#include "cgroup/cgroup.hpp"
 #include "cgroup/stats.hpp"
 #include "shim/rootfs.hpp"
 #include "shim/service_internal.hpp"
 #include "shim/task.hpp"
+#include "shim/task_options.hpp"
 #include "spec/parse.hpp"
 
 namespace husk::shim {
@@ -83,6 +85,8 @@ Response TaskService::create(std::string_view payload) {
     auto id = ContainerId::parse(request->id);
     if (!id) return error_response(Code::invalid_argument, id.error().message());
     if (tasks_.contains(request->id)) return error_response(Code::already_exists, "task " + request->id + " already exists");
+    auto task_options = parse_task_options(request->options);
+    if (!task_options) return response_of(task_options.error(), "OCI runtime create failed: ");
     auto task = std::make_unique<Task>(*id);
     task->bundle = request->bundle;
     TaskProcess& init = task->init;
@@ -103,6 +107,7 @@ Response TaskService::create(std::string_view payload) {
     };
     CreateOptions options;
     options.bundle = task->bundle;
+    options.no_pivot = task_options->no_pivot;
     Result<container::HostedInit> host = fail_msg("not created");
     {
         StdioSwap swap(init.stdio.child);
@@ -284,6 +289,9 @@ void TaskService::on_init_exit(Task& task, std::span<const std::uint64_t> keys) 
     for (auto& [exec_id, p] : task.execs)
         if (p.status == ttrpc::TaskStatus::running) on_exec_exit(task, exec_id);
     monitor::ExitStatus exit = status ? **status : monitor::ExitStatus{};
+    // Without a pid namespace of its own the container's other processes outlive init: they go with it, as
+    // runc's shim kills them (with one, the kernel already has). Exec processes among them report their exit.
+    if (task.host->plan.cgroup) (void)cgroup::kill_all(*task.host->plan.cgroup, SIGKILL);
     container::HostedExit recorded = container::record_hosted_exit(*task.host, exit);
     loop_.release(task.wait_block);
     task.wait_block = 0;

@@ -25,7 +25,7 @@ struct TaskProcess {
     UniqueFd pidfd;
     ttrpc::TaskStatus status = ttrpc::TaskStatus::created;
     std::uint32_t exit_status = 0;
-    ttrpc::Timestamp exited_at;
+    ttrpc::Timestamp exited_at{-62135596800, 0};  // Go's zero time, as runc's shim reports a process not exited
     std::string stdin_path, stdout_path, stderr_path;
     bool terminal = false;
     ProcessStdio stdio;       // until the process exists: then its ends are closed, the relays started

@@ -244,4 +244,57 @@ TEST_CASE("shim: a shim killed outright: containerd's delete action kills and re
     check_nothing_left(sb);
 }
 
+
+TEST_CASE("shim: task options: runc's no_pivot_root is honoured, a systemd cgroup or an unknown type refused", "[shim]") {
+    Sandbox sb;
+    const std::string id = sb.id("options");
+    Bundle b = task_bundle(sb, {"sh", "-c", "exit 0"});
+    ShimUnderTest shim(sb, b, id);
+    auto with_options = [&](const std::string& type_url, const std::string& value) {
+        ttrpc::ProtoWriter any;
+        any.string(1, type_url);
+        any.string(2, value);
+        ttrpc::ProtoWriter request;
+        request.string(1, id);
+        request.string(2, b.dir);
+        request.message(10, any.data());
+        return shim.call("Create", request.take());
+    };
+    ttrpc::ProtoWriter systemd;
+    systemd.boolean(9, true);
+    auto refused = with_options("containerd.runc.v1.Options", systemd.take());
+    CHECK(refused.code == Code::unknown);
+    CHECK(refused.message.find("SystemdCgroup is not supported by husk") != std::string::npos);
+    auto unknown = with_options("example.com.Options", "");
+    CHECK(unknown.message.find("\"example.com.Options\" are not understood") != std::string::npos);
+    CHECK(::access((shim.root() + "/" + id).c_str(), F_OK) != 0);  // nothing of the refused task
+    ttrpc::ProtoWriter no_pivot;
+    no_pivot.boolean(1, true);
+    require_ok(with_options("containerd.linux.runc.CreateOptions", no_pivot.take()), "Create --no-pivot");
+    require_ok(shim.call("Start", ShimUnderTest::id_request(id)), "Start");
+    CHECK(wait_exit(shim) == 0);
+    delete_and_shutdown(shim);
+    check_nothing_left(sb);
+}
+
+TEST_CASE("shim: without a pid namespace, what init leaves running goes when it exits", "[shim]") {
+    Sandbox sb;
+    const std::string id = sb.id("nopidns");
+    Bundle b = task_bundle(sb, {"sh", "-c", "sleep 100 & exit 2"});
+    auto& namespaces = b.config["linux"]["namespaces"].items();
+    std::erase_if(namespaces, [](const Json& ns) { return ns["type"].str() == "pid"; });
+    ShimUnderTest shim(sb, b, id);
+    require_ok(shim.call("Create", shim.create_request()), "Create");
+    require_ok(shim.call("Start", ShimUnderTest::id_request(id)), "Start");
+    CHECK(wait_exit(shim) == 2);
+    Output husk_state = sb.command({paths().husk, "--root", shim.root(), "state", id});
+    INFO(husk_state.describe());
+    const std::string procs = cgroup2_mount() + Json::parse(husk_state.out)["husk"]["cgroupPath"].str() + "/cgroup.procs";
+    std::string left = read_file(procs);
+    for (int i = 0; i < 100 && !left.empty(); ++i, ::usleep(20000)) left = read_file(procs);
+    CHECK(left.empty());
+    delete_and_shutdown(shim);
+    check_nothing_left(sb);
+}
+
 }  // namespace husk::test
