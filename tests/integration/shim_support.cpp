@@ -236,6 +236,19 @@ std::string ShimUnderTest::create_request(const std::string& stdout_path, const 
     return w.take();
 }
 
+std::string ShimUnderTest::create_request_with_rootfs(const std::string& source) const {
+    ttrpc::ProtoWriter mount;
+    mount.string(1, "bind");
+    mount.string(2, source);
+    mount.string_always(4, "rbind");
+    mount.string_always(4, "rw");
+    ttrpc::ProtoWriter w;
+    w.string(1, id_);
+    w.string(2, bundle_dir_);
+    w.message(3, mount.data());
+    return w.take();
+}
+
 std::string ShimUnderTest::id_request(const std::string& id, const std::string& exec_id) {
     ttrpc::ProtoWriter w;
     w.string(1, id);

@@ -60,6 +60,9 @@ public:
     // The Create request for the bundle, stdio paths as given.
     std::string create_request(const std::string& stdout_path = "", const std::string& stdin_path = "",
                                bool terminal = false) const;
+    // ... with the rootfs as a snapshotter hands it over: one bind mount of `source` (containerd's native
+    // snapshotter), to go onto <bundle>/rootfs.
+    std::string create_request_with_rootfs(const std::string& source) const;
     static std::string id_request(const std::string& id, const std::string& exec_id = "");
 
 private:

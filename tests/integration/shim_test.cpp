@@ -8,6 +8,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
+
+#include <sys/stat.h>
 
 #include "shim_support.hpp"
 #include "ttrpc/protobuf.hpp"
@@ -62,7 +65,60 @@ void delete_and_shutdown(ShimUnderTest& shim) {
     CHECK(::access((shim.root() + "/" + shim.id()).c_str(), F_OK) != 0);
 }
 
+// The task's bundle as containerd lays it out: config.json and an empty rootfs/ for the snapshot's mount.
+Bundle snapshot_bundle(Sandbox& sb, const std::string& name, const Bundle& image) {
+    Bundle task{sb.dir() + "/" + name, image.config};
+    REQUIRE(::mkdir(task.dir.c_str(), 0755) == 0);
+    REQUIRE(::mkdir(task.rootfs().c_str(), 0755) == 0);
+    return task;
+}
+
 }  // namespace
+
+TEST_CASE("shim: the snapshot's rootfs mount is taken at Create and gone at Delete", "[shim]") {
+    Sandbox sb;
+    const std::string id = sb.id("snapshot");
+    Bundle image = task_bundle(sb, {"sh", "-c", "test -x /probe"});
+    Bundle b = snapshot_bundle(sb, "task", image);
+    ShimUnderTest shim(sb, b, id);
+    require_ok(shim.call("Create", shim.create_request_with_rootfs(image.rootfs())), "Create");
+    CHECK(::access((b.rootfs() + "/probe").c_str(), X_OK) == 0);
+    require_ok(shim.call("Start", ShimUnderTest::id_request(id)), "Start");
+    CHECK(wait_exit(shim) == 0);
+    delete_and_shutdown(shim);
+    CHECK(::access((b.rootfs() + "/probe").c_str(), F_OK) != 0);
+    check_nothing_left(sb);
+}
+
+TEST_CASE("shim: killed at any point of a Create, containerd's delete action leaves nothing", "[shim]") {
+    // The kill lands at a different point of Create each round (from before the rootfs is mounted to after
+    // init exists); whichever it is, the delete action must find and remove all of it.
+    for (int delay_ms : {0, 1, 2, 4, 8, 15, 30, 60}) {
+        Sandbox sb;
+        const std::string id = sb.id("cut");
+        Bundle image = task_bundle(sb, {"sleep", "100"});
+        Bundle b = snapshot_bundle(sb, "task", image);
+        ShimUnderTest shim(sb, b, id);
+        const pid_t pid = shim.shim_pid();
+        std::thread create([&] { (void)shim.exchange(ttrpc::encode_frame(1, ttrpc::FrameType::request, [&] {
+            ttrpc::Request request;
+            request.service = "containerd.task.v2.Task";
+            request.method = "Create";
+            request.payload = shim.create_request_with_rootfs(image.rootfs());
+            return ttrpc::encode_request(request);
+        }()), 1, Ms(10000)); });
+        ::usleep(static_cast<useconds_t>(delay_ms) * 1000);
+        REQUIRE(::kill(pid, SIGKILL) == 0);
+        create.join();
+        for (int i = 0; i < 250 && process_alive(pid); ++i) ::usleep(20000);
+        Output removed = shim.remove_action();
+        INFO("killed " << delay_ms << " ms into Create; delete action: " << removed.describe());
+        CHECK(removed.exit_code == 0);
+        CHECK(::access((shim.root() + "/" + id).c_str(), F_OK) != 0);
+        CHECK(::access((b.rootfs() + "/probe").c_str(), F_OK) != 0);
+        check_nothing_left(sb);
+    }
+}
 
 TEST_CASE("shim: a task's life: create, start, its output, exit status and events, delete, shutdown", "[shim]") {
     Sandbox sb;
