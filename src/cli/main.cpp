@@ -16,6 +16,7 @@
 #include "base/trace.hpp"
 #include "cli/cli.hpp"
 #include "cli/raw_args.hpp"
+#include "shim/server.hpp"
 
 namespace husk::cli {
 namespace {
@@ -86,12 +87,26 @@ bool runs_where_a_container_sees_it(const char* verb) noexcept {
     return false;
 }
 
+// The binary's other name: containerd's runtime io.containerd.husk.v2 runs it as containerd-shim-husk-v2
+// (docs/clients.md, "husk's own shim").
+bool called_as_shim(int argc, char** argv) {
+    if (argc < 1 || !argv[0]) return false;
+    const char* slash = std::strrchr(argv[0], '/');
+    return std::strcmp(slash ? slash + 1 : argv[0], "containerd-shim-husk-v2") == 0;
+}
+bool shim_starts(int argc, char** argv) { return argc > 1 && std::strcmp(argv[argc - 1], "start") == 0; }
+
 // The first code husk runs, from the executable's .preinit_array: after the dynamic loader, before the
 // libraries' static initialisers and main. The re-exec happens here, so the process that is thrown away
 // pays for neither. If it fails, main tries again and reports the error (fail closed).
 void before_libraries(int argc, char** argv, char** envp) noexcept {
     husk::trace::start(envp);
     husk::trace::mark("loaded");
+    // containerd's shim: its `start` forks the serving shim, which creates and execs into every container.
+    if (called_as_shim(argc, argv)) {
+        if (shim_starts(argc, argv) && ::geteuid() == 0) (void)husk::reexec_from_readonly_self(argv, envp);
+        return;
+    }
     int verb = find_verb(argc, argv);
     if (verb < argc && runs_where_a_container_sees_it(argv[verb]) && ::geteuid() == 0)
         (void)husk::reexec_from_readonly_self(argv, envp);
@@ -141,6 +156,15 @@ Result<Globals> read_globals(const po::variables_map& vm) {
 int main(int argc, char** argv) {
     using namespace husk::cli;
     husk::trace::mark("main");
+    if (called_as_shim(argc, argv)) {
+        if (shim_starts(argc, argv)) {
+            if (auto r = protect_own_binary(argv); !r) {
+                std::fprintf(stderr, "containerd-shim-husk-v2: %s\n", r.error().message().c_str());
+                return 1;
+            }
+        }
+        return husk::shim::shim_main(argc, argv);
+    }
     int verb_index = find_verb(argc, argv);
     po::options_description options = global_options();
     po::variables_map vm;

@@ -15,6 +15,7 @@
 #include "cgroup/net_filter.hpp"
 #include "container/config.hpp"
 #include "container/exec_process.hpp"
+#include "container/hosted.hpp"
 #include "container/launch.hpp"
 #include "container/observe.hpp"
 #include "husk/container.hpp"
@@ -140,4 +141,23 @@ Result<ExecOutcome> exec_container(const Runtime& runtime, const ContainerId& id
     return ExecOutcome{TRY(wait_in_foreground(child))};
 }
 
+namespace container {
+
+Result<HostedExec> exec_hosted(const Runtime& runtime, const ContainerId& id, spec::Process process) {
+    ExecOptions options;
+    options.detach = true;
+    Target target = TRY(open_target(runtime, id, options));
+    spec::Spec spec = std::move(target.config.spec);
+    spec.process = std::move(process);
+    const spec::HuskSettings& husk = target.config.husk;
+    if (husk.net_allow || husk.net_ops) TRY(cgroup::check_net_policy_capabilities(*spec.process, "exec: process"));
+    auto plan = TRY(process::prepare_exec_process(spec, target.init_pidfd.get(), target.record.pid, 0,
+                                                  husk.seccomp_skip_unknown.value_or(false), runtime.rootless));
+    process::ExecSpawnOptions spawn{target.cgroup.get(), -1, process::ConsoleTarget::spawner,
+                                    oci_state_json(target.record, "running", target.record.pid)};
+    auto child = TRY(process::spawn_exec(plan, spawn));
+    return HostedExec{child.pid, std::move(child.pidfd), std::move(child.console)};
+}
+
+}  // namespace container
 }  // namespace husk

@@ -108,68 +108,120 @@ ExitStatus decode_wait_status(int status) {
     return out;
 }
 
+struct InitWait::State {
+    int epoll = -1;
+    std::uint64_t first_key = 0;
+    int pidfd = -1;
+    WaitOptions options;
+    int sync = -1;
+    std::unique_ptr<Watcher> forwarder;
+    std::vector<Watcher*> watchers;
+    std::vector<int> fds;  // in the epoll set, removed at the end
+    std::string exec_error;
+    Enforced enforced;
+    bool done = false;
+
+    Result<void> watch(int fd, std::uint64_t key) {
+        epoll_event event{};
+        event.events = EPOLLIN;
+        event.data.u64 = first_key + key;
+        if (::epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) != 0) return fail_sys(errno, "epoll_ctl");
+        fds.push_back(fd);
+        return {};
+    }
+    void unwatch(int fd) {
+        ::epoll_ctl(epoll, EPOLL_CTL_DEL, fd, nullptr);
+        std::erase(fds, fd);
+    }
+    Result<void> start() {
+        for (Watcher* watcher : watchers) TRY(watcher->start());
+        return {};
+    }
+};
+
+InitWait::InitWait(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
+InitWait::~InitWait() {
+    for (int fd : state_->fds) ::epoll_ctl(state_->epoll, EPOLL_CTL_DEL, fd, nullptr);
+}
+
+std::uint64_t InitWait::key_count() const { return first_watcher_key + state_->watchers.size(); }
+
+Result<std::unique_ptr<InitWait>> InitWait::open(int epoll, std::uint64_t first_key, int pidfd, WaitOptions options) {
+    auto state = std::make_unique<State>();
+    state->epoll = epoll;
+    state->first_key = first_key;
+    state->pidfd = pidfd;
+    state->options = std::move(options);
+    std::unique_ptr<InitWait> wait(new InitWait(std::move(state)));
+    State& s = *wait->state_;
+    TRY(s.watch(pidfd, pidfd_key));
+    s.sync = s.options.sync;
+    if (s.sync >= 0) TRY(s.watch(s.sync, sync_key));
+    if (s.options.forward) {
+        s.forwarder = forward_signals(*s.options.forward, pidfd, std::move(s.options.cancel));
+        s.watchers.push_back(s.forwarder.get());
+    }
+    for (auto& watcher : s.options.watchers) s.watchers.push_back(watcher.get());
+    for (std::size_t i = 0; i < s.watchers.size(); ++i) TRY(s.watch(TRY(s.watchers[i]->open()), first_watcher_key + i));
+    if (s.sync < 0) TRY(s.start());  // nothing tells us when exec happens: count from now
+    return wait;
+}
+
+Result<std::optional<ExitStatus>> InitWait::on_ready(std::span<const std::uint64_t> keys) {
+    State& s = *state_;
+    if (s.done) return std::nullopt;
+    auto local = [&](std::uint64_t key) -> std::optional<std::uint64_t> {
+        if (key < s.first_key || key - s.first_key >= key_count()) return std::nullopt;
+        return key - s.first_key;
+    };
+    bool exited = false;
+    for (std::uint64_t key : keys) exited = exited || local(key) == pidfd_key;
+    for (std::uint64_t key : keys) {
+        auto k = local(key);
+        if (!k) continue;
+        if (*k == sync_key && s.sync >= 0) {
+            auto message = process::receive_message(s.sync);
+            if (message && message->type == process::SyncType::exec_failed) s.exec_error = message->error.message();
+            // EOF: the close-on-exec socket closed in init's execve. The workload runs; the clocks start.
+            else if (!message && !exited) TRY(s.start());
+            s.unwatch(s.sync);  // one report at most; EOF after exec
+            s.sync = -1;
+        } else if (*k >= first_watcher_key && *k - first_watcher_key < s.watchers.size()) {
+            s.watchers[*k - first_watcher_key]->on_ready(exited, s.enforced);
+        }
+    }
+    if (!exited) return std::nullopt;
+    // A failed execve is reported just before init exits; don't lose it to ordering.
+    if (s.sync >= 0) {
+        if (auto message = process::receive_message(s.sync); message && message->type == process::SyncType::exec_failed)
+            s.exec_error = message->error.message();
+    }
+    for (Watcher* watcher : s.watchers) watcher->on_init_exit(s.enforced);
+    ExitStatus status = read_exit(s.pidfd, s.options);
+    apply_init_report(status, s.options.init_report);
+    status.exec_error = s.exec_error;
+    status.enforced = s.enforced;
+    for (Watcher* watcher : s.watchers) watcher->finish(status);
+    for (int fd : s.fds) ::epoll_ctl(s.epoll, EPOLL_CTL_DEL, fd, nullptr);
+    s.fds.clear();
+    s.done = true;
+    return status;
+}
+
 Result<ExitStatus> wait_for_exit(int pidfd, WaitOptions& options) {
     UniqueFd epoll(::epoll_create1(EPOLL_CLOEXEC));
     if (!epoll) return fail_sys(errno, "epoll_create1");
-    auto watch = [&](int fd, std::uint64_t key) -> Result<void> {
-        epoll_event event{};
-        event.events = EPOLLIN;
-        event.data.u64 = key;
-        if (::epoll_ctl(epoll.get(), EPOLL_CTL_ADD, fd, &event) != 0) return fail_sys(errno, "epoll_ctl");
-        return {};
-    };
-    TRY(watch(pidfd, pidfd_key));
-    int sync = options.sync;
-    if (sync >= 0) TRY(watch(sync, sync_key));
-    std::unique_ptr<Watcher> forwarder;
-    std::vector<Watcher*> watchers;
-    if (options.forward) {
-        forwarder = forward_signals(*options.forward, pidfd, std::move(options.cancel));
-        watchers.push_back(forwarder.get());
-    }
-    for (auto& watcher : options.watchers) watchers.push_back(watcher.get());
-    for (std::size_t i = 0; i < watchers.size(); ++i) TRY(watch(TRY(watchers[i]->open()), first_watcher_key + i));
-    auto start = [&]() -> Result<void> {
-        for (Watcher* watcher : watchers) TRY(watcher->start());
-        return {};
-    };
-    if (sync < 0) TRY(start());  // nothing tells us when exec happens: count from now
-
-    std::string exec_error;
-    Enforced enforced;
+    auto wait = TRY(InitWait::open(epoll.get(), 0, pidfd, std::move(options)));
     for (;;) {
         epoll_event events[8];
         int n = ::epoll_wait(epoll.get(), events, 8, -1);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return fail_sys(errno, "epoll_wait");
-        bool exited = false;
-        for (int i = 0; i < n; ++i) exited = exited || events[i].data.u64 == pidfd_key;
-        for (int i = 0; i < n; ++i) {
-            std::uint64_t key = events[i].data.u64;
-            if (key == sync_key && sync >= 0) {
-                auto message = process::receive_message(sync);
-                if (message && message->type == process::SyncType::exec_failed) exec_error = message->error.message();
-                // EOF: the close-on-exec socket closed in init's execve. The workload runs; the clocks start.
-                else if (!message && !exited) TRY(start());
-                ::epoll_ctl(epoll.get(), EPOLL_CTL_DEL, sync, nullptr);  // one report at most; EOF after exec
-                sync = -1;
-            } else if (key >= first_watcher_key && key - first_watcher_key < watchers.size()) {
-                watchers[key - first_watcher_key]->on_ready(exited, enforced);
-            }
-        }
-        if (!exited) continue;
-        // A failed execve is reported just before init exits; don't lose it to ordering.
-        if (sync >= 0) {
-            if (auto message = process::receive_message(sync); message && message->type == process::SyncType::exec_failed)
-                exec_error = message->error.message();
-        }
-        for (Watcher* watcher : watchers) watcher->on_init_exit(enforced);
-        ExitStatus status = read_exit(pidfd, options);
-        apply_init_report(status, options.init_report);
-        status.exec_error = exec_error;
-        status.enforced = enforced;
-        for (Watcher* watcher : watchers) watcher->finish(status);
-        return status;
+        std::uint64_t keys[8];
+        for (int i = 0; i < n; ++i) keys[i] = events[i].data.u64;
+        if (auto status = TRY(wait->on_ready(std::span<const std::uint64_t>(keys, static_cast<std::size_t>(n)))))
+            return *status;
     }
 }
 

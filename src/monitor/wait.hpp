@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "husk/error.hpp"
@@ -41,8 +42,29 @@ struct WaitOptions {
     std::vector<std::unique_ptr<Watcher>> watchers;
 };
 
-// Blocks (epoll on pidfd, sync socket, signalfd and the watchers' fds) until init has exited.
+// The wait as a set of fds in the caller's epoll (the pidfd, the sync socket, the watchers'), for a caller that
+// watches more than one process in one loop (husk's containerd shim). Each fd is added with the key
+// `first_key + k`, k < key_count(); the caller hands every ready key of this wait to on_ready.
 // The watchers start when init execs (the sync socket's EOF), or at once without a socket.
+class InitWait {
+public:
+    static Result<std::unique_ptr<InitWait>> open(int epoll, std::uint64_t first_key, int pidfd, WaitOptions options);
+    ~InitWait();
+    InitWait(const InitWait&) = delete;
+    InitWait& operator=(const InitWait&) = delete;
+    std::uint64_t key_count() const;
+    // The keys of one epoll_wait that are this wait's (others are ignored). Init's exit status once it has
+    // exited and every watcher finished (after this, the fds are out of the epoll set); nothing before.
+    Result<std::optional<ExitStatus>> on_ready(std::span<const std::uint64_t> keys);
+
+private:
+    struct State;
+    explicit InitWait(std::unique_ptr<State> state);
+    std::unique_ptr<State> state_;
+};
+
+// Blocks (epoll on pidfd, sync socket, signalfd and the watchers' fds) until init has exited: an InitWait in
+// an epoll of its own.
 Result<ExitStatus> wait_for_exit(int pidfd, WaitOptions& options);
 
 ExitStatus decode_wait_status(int status);

@@ -1,0 +1,142 @@
+#include "shim/actions.hpp"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <yajl/yajl_tree.h>
+
+#include <cerrno>
+#include <climits>
+#include <csignal>
+#include <string>
+
+#include "base/fs.hpp"
+#include "base/json_tree.hpp"
+#include "husk/container.hpp"
+#include "shim/paths.hpp"
+#include "shim/rootfs.hpp"
+#include "ttrpc/task_api.hpp"
+
+namespace husk::shim {
+namespace {
+
+// The pod a task belongs to, when containerd's CRI plugin (or a user) groups tasks into one shim, as runc's
+// shim reads them from config.json's annotations.
+std::string task_group(const std::string& id) {
+    auto text = read_file("config.json");
+    if (!text) return id;
+    auto tree = parse_json_tree(*text);
+    if (!tree) return id;
+    for (const char* key : {"io.kubernetes.cri.sandbox-id", "io.containerd.runc.v2.group"}) {
+        const char* path[] = {"annotations", key, nullptr};
+        yajl_val value = yajl_tree_get(tree->get(), path, yajl_t_string);
+        if (value && YAJL_GET_STRING(value) && *YAJL_GET_STRING(value)) return YAJL_GET_STRING(value);
+    }
+    return id;
+}
+
+sockaddr_un unix_address(const std::string& path) {
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    path.copy(addr.sun_path, sizeof addr.sun_path - 1);
+    return addr;
+}
+
+bool answers(const std::string& path) {
+    UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_un addr = unix_address(path);
+    return fd && ::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+}
+
+// Bound and listening; EADDRINUSE comes back as such for the caller to look at the shim behind it.
+Result<UniqueFd> listen_at(const std::string& path) {
+    if (path.size() >= sizeof(sockaddr_un::sun_path)) return fail_msg("socket path too long: " + path);
+    UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (!fd) return fail_sys(errno, "socket");
+    sockaddr_un addr = unix_address(path);
+    if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return fail_sys(errno, "bind", path);
+    if (::chmod(path.c_str(), 0600) != 0 || ::listen(fd.get(), 64) != 0) {
+        int err = errno;
+        ::unlink(path.c_str());
+        return fail_sys(err, "listen", path);
+    }
+    return fd;
+}
+
+Result<void> write_address(const std::string& address) {
+    auto cwd = TRY(open_fd(".", O_RDONLY | O_DIRECTORY));
+    return write_file_atomic(cwd.get(), "address", address, 0600);
+}
+
+}  // namespace
+
+Result<void> start_action(const ShimArgs& args, const Serve& serve) {
+    // The runtime options containerd hands over on stdin (an Any): read so its writer is never blocked; the
+    // shim takes no options (docs/clients.md).
+    (void)read_fd(0, 1 << 20);
+    const std::string address = socket_address(args.address, args.ns, task_group(args.id));
+    const std::string path = socket_path(address);
+    ::mkdir("/run/containerd", 0711);
+    if (::mkdir("/run/containerd/s", 0700) != 0 && errno != EEXIST) return fail_sys(errno, "mkdir", "/run/containerd/s");
+    auto listener = listen_at(path);
+    if (!listener && listener.error().err == EADDRINUSE) {
+        if (answers(path)) {  // the group's shim runs: it serves this task too
+            TRY(write_address(address));
+            TRY(write_all(1, address));
+            return {};
+        }
+        ::unlink(path.c_str());  // a socket left by a shim that died
+        listener = listen_at(path);
+    }
+    if (!listener) return std::unexpected(listener.error());
+    if (auto written = write_address(address); !written) {
+        ::unlink(path.c_str());
+        return written;
+    }
+    pid_t child = ::fork();
+    if (child < 0) {
+        int err = errno;
+        ::unlink(path.c_str());
+        return fail_sys(err, "fork");
+    }
+    if (child == 0) {
+        // containerd reads start's output until every holder of its pipe closes it: the serving shim keeps
+        // nothing of start's stdio, and leaves containerd's session and process group.
+        ::setsid();
+        if (auto null = open_fd("/dev/null", O_RDWR))
+            for (int fd = 0; fd < 3; ++fd) ::dup2(null->get(), fd);
+        ::_exit(serve(std::move(*listener), path));
+    }
+    return write_all(1, address);
+}
+
+Result<void> remove_action(const ShimArgs& args) {
+    Runtime runtime;
+    runtime.root = TRY(state_root(args.ns));
+    runtime.rootless = ::geteuid() != 0;
+    std::string bundle = args.bundle;
+    if (bundle.empty()) {
+        char cwd[PATH_MAX];
+        if (!::getcwd(cwd, sizeof cwd)) return fail_sys(errno, "getcwd");
+        bundle = cwd;
+    }
+    ttrpc::DeleteResponse response;
+    response.exit_status = 128 + SIGKILL;  // what containerd reports for a task its shim lost, as runc's shim
+    response.exited_at = ttrpc::timestamp_now();
+    auto id = ContainerId::parse(args.id);
+    if (id) {
+        std::string final_state;
+        (void)delete_container(runtime, *id, true, &final_state);
+        if (auto tree = parse_json_tree(final_state)) {
+            const char* path[] = {"pid", nullptr};
+            if (yajl_val pid = yajl_tree_get(tree->get(), path, yajl_t_number); pid && YAJL_IS_INTEGER(pid))
+                response.pid = static_cast<std::uint32_t>(YAJL_GET_INTEGER(pid));
+        }
+    }
+    (void)unmount_rootfs(bundle);
+    return write_all(1, ttrpc::encode(response));
+}
+
+}  // namespace husk::shim
