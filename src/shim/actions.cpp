@@ -127,13 +127,15 @@ Result<void> remove_action(const ShimArgs& args) {
     response.exited_at = ttrpc::timestamp_now();
     auto id = ContainerId::parse(args.id);
     if (id) {
-        std::string final_state;
-        (void)delete_container(runtime, *id, true, &final_state);
-        if (auto tree = parse_json_tree(final_state)) {
-            const char* path[] = {"pid", nullptr};
-            if (yajl_val pid = yajl_tree_get(tree->get(), path, yajl_t_number); pid && YAJL_IS_INTEGER(pid))
-                response.pid = static_cast<std::uint32_t>(YAJL_GET_INTEGER(pid));
+        // Init's pid as the state tells it while the container still runs (a stopped one reports none).
+        if (auto state = container_state_json(runtime, *id)) {
+            if (auto tree = parse_json_tree(*state)) {
+                const char* path[] = {"pid", nullptr};
+                if (yajl_val pid = yajl_tree_get(tree->get(), path, yajl_t_number); pid && YAJL_IS_INTEGER(pid))
+                    response.pid = static_cast<std::uint32_t>(YAJL_GET_INTEGER(pid));
+            }
         }
+        (void)delete_container(runtime, *id, true);
     }
     (void)unmount_rootfs(bundle);
     return write_all(1, ttrpc::encode(response));

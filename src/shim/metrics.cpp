@@ -5,9 +5,6 @@
 namespace husk::shim {
 namespace {
 
-// A limit file's "max" is reported as 0 by containerd's cgroups package (no limit), as for pids.max.
-std::uint64_t limit_value(std::uint64_t value) { return value == cgroup::unlimited ? 0 : value; }
-
 void fill_memory(ttrpc::MemoryStat& memory, const std::vector<std::pair<std::string, std::uint64_t>>& raw) {
     struct Field {
         const char* name;
@@ -44,9 +41,10 @@ Result<ttrpc::Metrics> read_metrics(int cgroup_dir, const std::string& where) {
                    stats.cpu.periods, stats.cpu.throttled_periods, stats.cpu.throttled_ns / 1000};
     fill_memory(metrics.memory, stats.memory.raw);
     metrics.memory.usage = stats.memory.usage.usage;
-    metrics.memory.usage_limit = limit_value(stats.memory.usage.limit);
+    // "max" is the largest uint64 (cgroup::unlimited), as containerd's cgroups package reports it.
+    metrics.memory.usage_limit = stats.memory.usage.limit;
     if (auto swap = TRY(cgroup::read_single_counter(cgroup_dir, "memory.swap.current", where))) metrics.memory.swap_usage = *swap;
-    if (auto swap = TRY(cgroup::read_single_counter(cgroup_dir, "memory.swap.max", where))) metrics.memory.swap_limit = limit_value(*swap);
+    if (auto swap = TRY(cgroup::read_single_counter(cgroup_dir, "memory.swap.max", where))) metrics.memory.swap_limit = *swap;
     if (auto events = TRY(cgroup::read_keyed_counters(cgroup_dir, "memory.events", where))) {
         metrics.memory_events = {cgroup::keyed_value(*events, "low"), cgroup::keyed_value(*events, "high"),
                                  cgroup::keyed_value(*events, "max"), cgroup::keyed_value(*events, "oom"),
