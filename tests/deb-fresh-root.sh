@@ -127,6 +127,10 @@ version=$(dpkg-query -W -f='${Version}' husk)
 [ "$(husk --version | head -n 1)" = "husk version $version" ] ||
     fail "husk --version says '$(husk --version | head -n 1)', the package is $version"
 if ldd /usr/bin/husk | grep 'not found'; then fail "libraries of /usr/bin/husk not found (above)"; fi
+# containerd's shim name for husk (runtime io.containerd.husk.v2), a symlink beside it, owned by the package.
+[ "$(readlink /usr/bin/containerd-shim-husk-v2)" = husk ] ||
+    fail "/usr/bin/containerd-shim-husk-v2 is not a symlink to husk: '$(readlink /usr/bin/containerd-shim-husk-v2)'"
+dpkg -S /usr/bin/containerd-shim-husk-v2 > /dev/null 2>&1 || fail "no package owns /usr/bin/containerd-shim-husk-v2"
 
 # husk(8), as `man husk` finds and renders it.
 [ "$(man -w husk)" = /usr/share/man/man8/husk.8.gz ] || fail "man -w husk: '$(man -w husk)'"
@@ -158,7 +162,7 @@ PY
 
 # Purged, the packages leave none of their files (dh_python3's byte-code included).
 if apt-get purge -y -qq python3-husk-sandbox husk > /debs/purge.log 2>&1; then
-    for path in /usr/bin/husk /usr/share/man/man8/husk.8.gz /usr/share/bash-completion/completions/husk \
+    for path in /usr/bin/husk /usr/bin/containerd-shim-husk-v2 /usr/share/man/man8/husk.8.gz /usr/share/bash-completion/completions/husk \
         /usr/lib/python3/dist-packages/husk_sandbox /usr/share/doc/husk /usr/share/doc/python3-husk-sandbox; do
         [ ! -e "$path" ] || fail "$path is left after apt-get purge"
     done

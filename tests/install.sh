@@ -1,7 +1,8 @@
 #!/bin/sh
 # meson test 'install' (docs/testing.md): `meson install` of this build, into a temporary DESTDIR, puts husk,
-# its man page, its bash completion and the husk_sandbox Python module where they belong, and `man husk`
-# renders the page from there.
+# containerd's shim name for it (containerd-shim-husk-v2, a symlink to husk beside it), its man page, its
+# bash completion and the husk_sandbox Python module where they belong, and `man husk` renders the page
+# from there.
 #   tests/install.sh BUILD_DIR PREFIX BINDIR MANDIR COMPLETIONS_DIR PYTHON_DIR   (as meson has them)
 set -eu
 [ $# -eq 6 ] || { echo "usage: $0 BUILD_DIR PREFIX BINDIR MANDIR COMPLETIONS_DIR PYTHON_DIR" >&2; exit 2; }
@@ -19,10 +20,17 @@ dest=$tmp/root
 meson install -C "$build" --no-rebuild --quiet --destdir "$dest" >"$tmp/install.log" 2>&1 ||
     { cat "$tmp/install.log"; fail "meson install --destdir failed"; }
 echo "installed:"
-(cd "$dest" && find . -type f | sort)
+(cd "$dest" && find . \( -type f -o -type l \) | sort)
 
 # The binary.
 "$dest$bindir/husk" --version | grep -q '^husk version ' || fail "$dest$bindir/husk --version"
+
+# containerd's runtime v2 shim for io.containerd.husk.v2: the name containerd looks up, beside husk, a
+# relative symlink to it (so it holds wherever the tree is unpacked).
+shim=$dest$bindir/containerd-shim-husk-v2
+[ -L "$shim" ] || fail "no symlink $bindir/containerd-shim-husk-v2"
+[ "$(readlink "$shim")" = husk ] || fail "$bindir/containerd-shim-husk-v2 points to '$(readlink "$shim")', not husk"
+[ "$(readlink -f "$shim")" = "$(readlink -f "$dest$bindir/husk")" ] || fail "$bindir/containerd-shim-husk-v2 does not reach husk"
 
 # The man page, as `man husk` finds it on a manpath holding only the installed tree: roff that man renders
 # to the page's sections and options, at 80 columns without a table wider than the line.

@@ -1,12 +1,16 @@
 #!/bin/sh
-# containerd 1.6's CRI plugin (what the kubelet talks to) driving runc and husk, row by row; runs inside the
-# VM (pure cgroup v2), from the meson test vm-clients-cri:
+# containerd 1.6's CRI plugin (what the kubelet talks to) driving runc and husk, the latter through runc's shim
+# and through its own (containerd-shim-husk-v2), row by row; runs inside the VM (pure cgroup v2), from the
+# meson test vm-clients-cri:
 #   tests/clients/in-vm.sh cri.sh --prepare cri-prepare.sh --client containerd --client containerd-shim-runc-v2 \
 #       --client ctr --client runc [--build DIR] [--memory MB]
 # The client is cri.py (gRPC, runtime.v1), run by the Python cri-prepare.sh put into python.tar: Debian 12 has
 # no crictl. containerd runs with its root, state and socket under /tmp/cri, the native snapshotter, and the
-# CRI plugin's default config plus a runtime handler `husk` (the runc v2 shim with BinaryName husk); `runc`
-# stays the default handler. Pods use the host's network (no CNI), a pause image built from catatonit,
+# CRI plugin's default config plus the runtime handlers `husk` (the runc v2 shim with BinaryName husk) and
+# `husk-shim` (runtime_type io.containerd.husk.v2: husk's own shim, state under /run/containerd/husk/k8s.io
+# as the `husk` handler's Root gives; container ids never repeat, so the two share it); `runc` stays the
+# default handler. For runc and husk-shim a row restarts containerd (SIGKILL) while the pod runs: the shim
+# outlives it, and the new containerd finds the pod and its container again. Pods use the host's network (no CNI), a pause image built from catatonit,
 # and the cgroup parent /kubepods/pod-<runtime> (cgroupfs, as a kubelet with that driver gives). Every row
 # asserts what can be observed: what the CRI plugin reports, the container log file, the runtime's state,
 # the cgroup files.
@@ -61,14 +65,20 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
         BinaryName = "/usr/local/bin/husk"
         Root = "/run/containerd/husk"
         SystemdCgroup = false
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.husk-shim]
+      runtime_type = "io.containerd.husk.v2"
   # No CNI configuration: the runtime reports NetworkReady false, and host-network pods need none.
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "$C/cni/bin"
     conf_dir = "$C/cni/conf"
 EOF
 
-containerd --config $C/config.toml > $C/containerd.log 2>&1 &
-containerd_pid=$!
+# Started again by a row (after SIGKILL), with the same config and log; fd 8 (below) is the client's.
+start_containerd() {
+    containerd --config $C/config.toml >> $C/containerd.log 2>&1 8>&- &
+    containerd_pid=$!
+}
+start_containerd
 
 # The client runs once (`cri.py serve`): under TCG each start of the interpreter and grpc costs over a
 # second, and a row makes several calls. A call writes its arguments, each ended by \037, as one line to
@@ -99,16 +109,19 @@ cri() {
     return 2
 }
 
-i=0
-until cri ready > /dev/null 2>&1; do
-    i=$((i + 1))
-    if [ $i -gt 60 ] || [ ! -e /proc/$containerd_pid ]; then
-        echo "the CRI plugin was not ready in time:"
-        tail -n 30 $C/containerd.log
-        exit 1
-    fi
-    sleep 1
-done
+wait_ready() { # up to 60 s
+    i=0
+    until cri ready > /dev/null 2>&1; do
+        i=$((i + 1))
+        if [ $i -gt 60 ] || [ ! -e /proc/$containerd_pid ]; then
+            echo "the CRI plugin was not ready in time:"
+            tail -n 30 $C/containerd.log
+            return 1
+        fi
+        sleep 1
+    done
+}
+wait_ready || exit 1
 watch_memory
 for tar in busybox.tar pause.tar; do
     timeout 120 ctr -n k8s.io images import $tar > /dev/null || { echo "ctr images import $tar failed"; exit 1; }
@@ -119,8 +132,10 @@ done
 echo "cri.sh: $(cri version)"
 
 # ---------------------------------------------------------------------------- helpers
-# The runtime's own state root: the handler's Root, or runc's default, each with containerd's namespace.
-state_root() { if [ "$rt" = husk ]; then echo /run/containerd/husk/k8s.io; else echo /run/containerd/runc/k8s.io; fi; }
+# The runtime's own state root: the handler's Root, or runc's default, each with containerd's namespace;
+# husk's shim keeps its state where the husk handler's Root puts it. And the runtime that reads it.
+state_root() { if [ "$rt" = runc ]; then echo /run/containerd/runc/k8s.io; else echo /run/containerd/husk/k8s.io; fi; }
+runtime_binary() { if [ "$rt" = runc ]; then echo /usr/local/bin/runc; else echo /usr/local/bin/husk; fi; }
 ctr_field() { # ID N: field N of `cri status` (1 state, 2 exit code, 3 reason, 4 pid)
     cri status "$1" | awk -v n="$2" '{ print $n }'
 }
@@ -156,8 +171,8 @@ run_pod() {
         expect_eq "its cgroup" "0::/kubepods/pod-$rt/$pod" "$(cat "/proc/$pause_pid/cgroup")" &&
         expect_eq "its network namespace (the host's)" "$(readlink /proc/1/ns/net)" "$(readlink "/proc/$pause_pid/ns/net")" ||
         return 1
-    st=$("/usr/local/bin/$rt" --root "$(state_root)" state "$pod") || { echo "$rt state: $st"; return 1; }
-    expect_contains "$rt --root $(state_root) state" '"running"' "$st"
+    st=$("$(runtime_binary)" --root "$(state_root)" state "$pod") || { echo "$(runtime_binary) state: $st"; return 1; }
+    expect_contains "$(runtime_binary) --root $(state_root) state" '"running"' "$st"
 }
 create_start_row() {
     set -- $(create_start c1 -- sh -c 'trap "exit 7" TERM; echo hello-cri; echo to-stderr >&2; sleep 1000 & wait')
@@ -184,6 +199,22 @@ sh" "$out"
 exec_missing() {
     if out=$(cri exec "$c1" 30 /nonexistent 2>&1); then echo "ExecSync succeeded: $out"; return 1; fi
     expect_contains "the error" "no such file or directory" "$out"
+}
+# containerd killed (SIGKILL) and started again with the same config while the pod runs: the shims outlive
+# it, and the new containerd reconnects to them; the CRI plugin lists the pod and its container as they were,
+# and ExecSync works (the next row stops the container).
+restart_containerd() {
+    kill -KILL "$containerd_pid"
+    wait "$containerd_pid" 2>/dev/null  # the shell says "Killed"
+    start_containerd
+    wait_ready || return 1
+    cri ctrs | grep -qx "$c1" || { echo "$c1 not listed after the restart: $(cri ctrs)"; return 1; }
+    set -- $(cri status "$c1")
+    expect_eq "c1's state, pid" "running $c1_pid" "${1:-} ${4:-}" || return 1
+    set -- $(cri podstatus "$pod")
+    expect_eq "the sandbox's state, pid" "ready $pause_pid" "${1:-} ${3:-}" || return 1
+    out=$(cri exec "$c1" 30 sh -c 'echo after-restart; exit 3')
+    expect_eq "exit code" 3 "$?" && expect_eq output after-restart "$out"
 }
 stop() {
     dir=$(cgroup_of_pid "$c1_pid")
@@ -271,13 +302,15 @@ nothing_left() {
     [ -z "$left" ] || { echo "left behind: $left"; return 1; }
 }
 
-for rt in runc husk; do
+for rt in runc husk husk-shim; do
     pod="" pause_pid="" c1="" c1_pid="" c3="" c3_pid=""
     row "RunPodSandbox (host network): ready, pause in its cgroup, the runtime's state" $rt run_pod
     row "CreateContainer, StartContainer: running, in its cgroup" $rt create_start_row
     row "the CRI log file: stdout and stderr lines" $rt logs
     row "ExecSync: output, exit code" $rt exec_sync
     row "ExecSync of a missing binary: the runtime's error" $rt exec_missing
+    [ $rt = husk ] ||
+        row "containerd restarted (SIGKILL) while the pod runs: pod and container running, ExecSync" $rt restart_containerd
     row "StopContainer: SIGTERM, exit code, cgroup gone" $rt stop
     row "RemoveContainer: gone, the runtime's state gone" $rt remove
     row "limits: memory, pids (unified), cpu quota in the cgroup files" $rt limits

@@ -1,12 +1,18 @@
 #!/bin/sh
-# containerd 1.6 (ctr + containerd-shim-runc-v2) driving runc and husk, row by row; runs inside the VM
-# (pure cgroup v2), from the meson test vm-clients-ctr:
+# containerd 1.6 driving runc and husk through containerd-shim-runc-v2, and husk's own shim
+# (containerd-shim-husk-v2, the runtime io.containerd.husk.v2), row by row; runs inside the VM (pure cgroup
+# v2), from the meson test vm-clients-ctr:
 #   tests/clients/in-vm.sh ctr.sh --client containerd --client containerd-shim-runc-v2 --client ctr \
 #       --client runc --client script [--build DIR] [--memory MB]
 # containerd runs with its root, state and sockets under /tmp, the native snapshotter (the guest's root
-# is a tmpfs: no overlay) and no CRI plugin. Each runtime gets its own --runc-root. Every row asserts
-# what can be observed: output, exit status, the task's status, the cgroup's files.
-# Calls the shim makes and what they expect: docs/clients.md, "containerd (ctr + containerd-shim-runc-v2)".
+# is a tmpfs: no overlay) and no CRI plugin. The runtimes, the columns of the matrix: runc and husk, each
+# run by runc's shim with its own --runc-root; husk-shim, `ctr run --runtime io.containerd.husk.v2`, which
+# keeps its state under /run/containerd/husk/default. Every row asserts what can be observed: output, exit
+# status, the task's status, the cgroup's files, husk's verdict. A few rows check what only a shim does (its
+# process, concurrent execs, a forced kill) with runc's shim as the reference, and husk's shim must leave
+# nothing behind.
+# Calls the shim makes and what they expect: docs/clients.md, "containerd (ctr + containerd-shim-runc-v2)"
+# and "husk's own shim (io.containerd.husk.v2)".
 # The rows' functions are called through `row`, which shellcheck cannot follow.
 # shellcheck disable=SC2317
 set -u
@@ -59,7 +65,17 @@ watch_memory
 ctr images import busybox.tar > /dev/null || { echo "ctr images import failed"; exit 1; }
 
 # ---- helpers: the current runtime's options, a task's status and pid, removal ----
-run_options() { echo "--runc-binary /usr/local/bin/$runtime --runc-root $ctrd/root-$runtime --fifo-dir $ctrd/fifo"; }
+# husk-shim: ctr refuses --runc-binary for any runtime but io.containerd.runc.v2, and the shim picks its
+# own root.
+run_options() {
+    case $runtime in
+        husk-shim) echo "--runtime io.containerd.husk.v2 --fifo-dir $ctrd/fifo" ;;
+        *) echo "--runc-binary /usr/local/bin/$runtime --runc-root $ctrd/root-$runtime --fifo-dir $ctrd/fifo" ;;
+    esac
+}
+# The shim's program, as containerd runs it (its command line begins with it).
+shim_binary() { if [ "$runtime" = husk-shim ]; then echo containerd-shim-husk-v2; else echo containerd-shim-runc-v2; fi; }
+husk_shim_root=/run/containerd/husk/default
 task_field() { # ID COLUMN (2 = PID, 3 = STATUS) of `ctr task ls`
     ctr task ls | awk -v id="$1" -v col="$2" '$1 == id { print $col }'
 }
@@ -90,15 +106,23 @@ expect_pty() { # OUTPUT
     return 1
 }
 # husk's own record of why the container stopped (husk.exit.reason), read while the shim still holds it.
-# The guest's kernel (6.1) has no PIDFD_INFO_EXIT: when the shim reaps init before husk's monitor reads the
-# zombie, nothing keeps the status and the monitor records `unknown` (docs/clients.md). Either is accepted;
-# which one it was is printed.
+# Under runc's shim, the guest's kernel (6.1) has no PIDFD_INFO_EXIT: when the shim reaps init before husk's
+# monitor reads the zombie, nothing keeps the status and the monitor records `unknown` (docs/clients.md), so
+# either is accepted there; which one it was is printed. husk's own shim is init's parent and knows the
+# status it reaped: the reason must be exact.
 expect_husk_reason() { # REASON
-    [ "$runtime" = husk ] || return 0
-    out=$(husk --root "$ctrd/root-husk/default" state "$id") || return 1
+    case $runtime in
+        husk) root=$ctrd/root-husk/default ;;
+        husk-shim) root=$husk_shim_root ;;
+        *) return 0 ;;
+    esac
+    out=$(husk --root "$root" state "$id") || return 1
     reason=$(echo "$out" | sed -n 's/.*"reason": "\([a-z-]*\)".*/\1/p')
     echo "husk state: reason $reason"
-    [ "$reason" = "$1" ] || [ "$reason" = unknown ] || { echo "$out"; return 1; }
+    [ "$reason" = "$1" ] && return 0
+    [ "$runtime" = husk ] && [ "$reason" = unknown ] && return 0
+    echo "$out"
+    return 1
 }
 
 # ---- the rows; $runtime is runc or husk; $id is the current container ----
@@ -270,6 +294,89 @@ oom() { # dd's 64 MiB buffer, filled by read(), against a 32 MiB limit
     grep -q "/tasks/oom.*$id" "$ctrd/events-$id" || { echo "no /tasks/oom event for $id:"; cat "$ctrd/events-$id"; return 1; }
 }
 
+# ---- rows of what a shim does itself (runc's shim the reference) ----
+# ctr run -d returns once the shim started the task: the first `ctr task ls` says RUNNING, and init is a
+# child of the shim (its subreaper), not of containerd or of a runtime process.
+task_ls_running() {
+    # shellcheck disable=SC2046
+    ctr run -d $(run_options) "$image" "$id" sleep 1000 || return 1
+    listed=$(ctr task ls) || return 1
+    expect_eq "status in ctr task ls" RUNNING "$(echo "$listed" | awk -v id="$id" '$1 == id { print $3 }')" ||
+        { echo "$listed"; return 1; }
+    pid=$(echo "$listed" | awk -v id="$id" '$1 == id { print $2 }')
+    [ "${pid:-0}" -gt 0 ] || { echo "no pid for $id in: $listed"; return 1; }
+    # Field 4 of /proc/PID/stat, counted after the command name in parentheses.
+    ppid=$(sed 's/.*) //' "/proc/$pid/stat" | awk '{ print $2 }')
+    parent=$(tr '\0' ' ' < "/proc/$ppid/cmdline")
+    expect_contains "init's parent ($ppid)" "$(shim_binary)" "$parent"
+}
+
+# Two `ctr task exec` at once into one container: each its own output and exit status.
+exec_concurrent() {
+    ctr task exec --exec-id c1 "$id" sh -c 'sleep 1; echo first; exit 11' > "$ctrd/exec-c1" 2>&1 &
+    first=$!
+    ctr task exec --exec-id c2 "$id" sh -c 'sleep 1; echo second; exit 12' > "$ctrd/exec-c2" 2>&1 &
+    second=$!
+    # Each ctr is bounded by its own timeout (ctr above): the waits end.
+    wait "$first"
+    first_status=$?
+    wait "$second"
+    second_status=$?
+    expect_eq "first exec's output" first "$(cat "$ctrd/exec-c1")" &&
+        expect_eq "first exec's status" 11 "$first_status" &&
+        expect_eq "second exec's output" second "$(cat "$ctrd/exec-c2")" &&
+        expect_eq "second exec's status" 12 "$second_status"
+}
+
+# ctr run --rm of an init that ignores SIGTERM: `ctr task kill` (SIGTERM) leaves it running, `-s SIGKILL`
+# ends it; ctr run exits 137 and removes the task and the container.
+kill_ignored_term() {
+    # shellcheck disable=SC2046
+    ctr run --rm $(run_options) "$image" "$id" sh -c 'trap "" TERM; while :; do sleep 1; done' \
+        > "$ctrd/run-$id" 2>&1 &
+    run=$!
+    # RUNNING, while ctr run still runs: a run that failed ends the row at once.
+    n=0
+    until [ "$(task_field "$id" 3)" = RUNNING ] || ! kill -0 "$run" 2>/dev/null || [ "$n" -ge 100 ]; do
+        n=$((n + 1))
+        sleep 0.1
+    done
+    if expect_eq "status" RUNNING "$(task_field "$id" 3)" && ctr task kill "$id" && sleep 2 &&
+        expect_eq "status 2 s after SIGTERM" RUNNING "$(task_field "$id" 3)"; then
+        ctr task kill -s SIGKILL "$id"
+        killed=$?
+    else
+        killed=1
+        ctr task kill -s SIGKILL "$id"
+    fi
+    wait "$run"
+    status=$?
+    [ "$killed" = 0 ] || { echo "ctr run:"; cat "$ctrd/run-$id"; return 1; }
+    expect_eq "ctr run's exit status" 137 "$status" || { cat "$ctrd/run-$id"; return 1; }
+    [ -z "$(task_field "$id" 3)" ] || { echo "$id is still in ctr task ls"; return 1; }
+    if ctr container ls -q | grep -qx "$id"; then echo "$id is still in ctr container ls"; return 1; fi
+}
+
+# What husk's shim may have left once every row removed its container, after up to 10 s (the shim exits
+# after the last delete): its processes, cgroups of husk-shim ids, mounts under containerd's state (the
+# bundles' rootfs), entries of its state root, containerd's record of husk-shim ids.
+shim_leftovers() {
+    processes_matching '*containerd-shim-husk-v2*'
+    ls -d "$cgroup"/default/husk-shim-* "$cgroup"/ctr-test/husk-shim-* 2>/dev/null
+    awk -v state="$ctrd/state/" 'index($5, state) == 1 { print "mount: " $5 }' /proc/self/mountinfo
+    [ ! -d "$husk_shim_root" ] || find "$husk_shim_root" -mindepth 1 -maxdepth 1
+    ctr task ls -q 2>&1 | grep '^husk-shim-'
+    ctr container ls -q 2>&1 | grep '^husk-shim-'
+}
+nothing_left() {
+    n=0
+    while left=$(shim_leftovers); [ -n "$left" ]; do
+        n=$((n + 1))
+        [ "$n" -le 20 ] || { echo "left behind after 10 s:"; echo "$left"; return 1; }
+        sleep 0.5
+    done
+}
+
 missing_binary() {
     # shellcheck disable=SC2046
     out=$(ctr run --rm $(run_options) "$image" "$id" /nonexistent 2>&1)
@@ -279,7 +386,7 @@ missing_binary() {
         expect_contains "ctr's error" 'stat /nonexistent: no such file or directory' "$out"
 }
 
-for runtime in runc husk; do
+for runtime in runc husk husk-shim; do
     id=$runtime-rm;  row "run --rm: output, exit status" $runtime run_rm; remove "$id"
     id=$runtime-tty; row "run --rm -t: a pty, exit status" $runtime run_tty; remove "$id"
     id=$runtime-in;  row "run --rm: stdin from a pipe" $runtime run_stdin; remove "$id"
@@ -298,6 +405,7 @@ for runtime in runc husk; do
     row "task resume: RUNNING, cgroup thawed" $runtime task_resume
     row "task metrics: pids and memory" $runtime task_metrics
     row "task exec: output, exit status" $runtime exec_plain
+    [ $runtime = husk ] || row "task exec twice at once: each its output, exit status" $runtime exec_concurrent
     row "task exec -t: a pty, exit status" $runtime exec_tty
     row "task exec: joins the container's cgroup" $runtime exec_cgroup
     row "task exec of a missing binary: ctr's error text" $runtime exec_missing
@@ -307,6 +415,17 @@ for runtime in runc husk; do
     id=$runtime-mem; row "--memory-limit: memory.max, metrics" $runtime memory_limit; remove "$id"
     id=$runtime-oom; row "--memory-limit: OOM kill, exit 137, memory.events, /tasks/oom" $runtime oom; remove "$id"
     id=$runtime-nx;  row "missing binary: ctr's error text" $runtime missing_binary; remove "$id"
+    # What a shim does itself: husk's shim, with runc's as the reference (husk behind runc's shim adds
+    # nothing there).
+    if [ $runtime != husk ]; then
+        id=$runtime-ls; row "run -d, then task ls: RUNNING at once, init a child of the shim" $runtime task_ls_running
+        remove "$id"
+        id=$runtime-ign
+        row "run --rm, init ignores SIGTERM: task kill leaves it RUNNING, -s SIGKILL ends it (137), removed" \
+            $runtime kill_ignored_term
+        remove "$id"
+    fi
+    [ $runtime != husk-shim ] || row "husk's shim left nothing: processes, cgroups, mounts, state" $runtime nothing_left
 done
 
 status=0

@@ -1,9 +1,12 @@
 # shellcheck shell=sh
 # The client suites' matrix (sourced; POSIX sh, so the VM's busybox ash runs it). Each check is a row,
-# run once per runtime; runc is the reference column, husk the one under test.
+# run once per runtime; runc is the reference column, husk (runc's shim running husk) and husk-shim
+# (containerd's runtime io.containerd.husk.v2: husk's own shim) the ones under test.
 #   row NAME RUNTIME COMMAND...   runs COMMAND (stdout and stderr captured); its exit status is the verdict.
-#                                 Prints "ok"/"not ok" at once, with COMMAND's output when it failed.
-#   report                        prints the table "row | runc | husk"; returns 1 iff a husk row failed.
+#                                 RUNTIME is runc, husk or husk-shim. Prints "ok"/"not ok" at once, with
+#                                 COMMAND's output when it failed.
+#   report                        prints the table "row | runc | husk [| husk-shim]", a column for each
+#                                 runtime that ran a row; returns 1 iff a husk or husk-shim row failed.
 #   watch_memory                  samples the guest's MemAvailable every half second; report then prints
 #                                 the lowest, to size run-in-vm.sh --memory.
 #   processes_matching PATTERN... the processes whose command lines match (what a suite left running)
@@ -20,7 +23,7 @@ row() {
     [ $# -ge 3 ] || { echo "row: usage: row NAME RUNTIME COMMAND..." >&2; return 2; }
     row_name=$1 row_runtime=$2
     shift 2
-    case $row_runtime in runc|husk) ;; *) echo "row: unknown runtime $row_runtime" >&2; return 2 ;; esac
+    case $row_runtime in runc|husk|husk-shim) ;; *) echo "row: unknown runtime $row_runtime" >&2; return 2 ;; esac
     row_output=$(mktemp /tmp/clients-row.XXXXXX)
     row_start=$(clients_now)
     if "$@" > "$row_output" 2>&1; then row_status=pass; else row_status=FAIL; fi
@@ -51,19 +54,25 @@ report() {
         echo "lowest MemAvailable: $(($(cat "$clients_rows.memory") / 1024)) MB of $(($(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo) / 1024)) MB"
     fi
     echo
-    echo "| row | runc | husk |"
-    echo "|---|---|---|"
-    # Rows in the order they first ran; "-" where a runtime never ran one.
+    # Rows in the order they first ran; runc and husk always, husk-shim where it ran a row; "-" where a
+    # runtime never ran one.
     awk -F '\t' '
         !($3 in seen) { seen[$3] = 1; order[++n] = $3 }
         { verdict[$3, $1] = ($1 == "runc" && $2 == "FAIL") ? "FAIL (noted)" : $2 }
-        $1 == "husk" && $2 == "FAIL" { husk_failed = 1 }
+        $1 == "husk-shim" { shim = 1 }
+        $1 != "runc" && $2 == "FAIL" { husk_failed = 1 }
         END {
+            columns = shim ? "runc husk husk-shim" : "runc husk"
+            m = split(columns, runtime, " ")
+            header = "| row |"; rule = "|---|"
+            for (j = 1; j <= m; j++) { header = header " " runtime[j] " |"; rule = rule "---|" }
+            print header
+            print rule
             for (i = 1; i <= n; i++) {
                 r = order[i]
-                runc = ((r, "runc") in verdict) ? verdict[r, "runc"] : "-"
-                husk = ((r, "husk") in verdict) ? verdict[r, "husk"] : "-"
-                printf "| %s | %s | %s |\n", r, runc, husk
+                line = "| " r " |"
+                for (j = 1; j <= m; j++) line = line " " (((r, runtime[j]) in verdict) ? verdict[r, runtime[j]] : "-") " |"
+                print line
             }
             exit husk_failed
         }' "$clients_rows"

@@ -4,6 +4,7 @@
 #   /init, /vm/init2           the two inits (tests/vm/guest/)
 #   /vm/argv, /vm/modules      the command (shell-quoted words), the insmod list
 #   /usr/local/bin/husk, /usr/local/bin/probe, and their shared libraries at their host paths
+#   /usr/local/bin/containerd-shim-husk-v2   a symlink to husk, as `meson install` makes it
 #   /usr/local/bin/husk-integration, /usr/local/bin/subreaper-caller   when they are built
 #   /usr/local/bin/NAME        each --stage BINARY
 #   /bundles/build-rootfs.sh   the rootfs script (the integration tests build their bundles with it)
@@ -113,6 +114,9 @@ build_initramfs() {
     quote_words "$@" > "$stage/vm/argv"
 
     stage_binary "$husk" /usr/local/bin/husk
+    # containerd runs the shim of the runtime io.containerd.husk.v2 by this name, found in its PATH: husk
+    # itself, which picks the shim by argv[0] (docs/clients.md, "husk's own shim").
+    ln -s husk "$stage/usr/local/bin/containerd-shim-husk-v2"
     stage_binary "$probe" /usr/local/bin/probe
     # The integration tests need the subreaper caller as well (the harness checks it exists). They
     # are optional: a tree without them still boots, and init2 points the tests at what is there.
