@@ -94,10 +94,9 @@ remove() { # ID: whatever is left of it, quietly
     return 0
 }
 # `tty` run in the container printed a pty of the container's own devpts. Through script(1) the output
-# has \r\n line ends and holds "^@", the echo of a NUL byte that reaches the container's console, before the
-# output or (husk's shim, a race either way: docs/clients.md) after it
-# (runc and husk alike), and ctr may complain that it could not resize the pty of a process that already
-# exited.
+# has \r\n line ends and holds "^@", the echo of a NUL byte that reaches the container's console (every
+# runtime), mostly before the output, sometimes after it (a race: docs/clients.md); and ctr may complain
+# that it could not resize the pty of a process that already exited.
 expect_pty() { # OUTPUT
     tty=$(printf '%s\n' "$1" | tr -d '\r' | sed 's/\^@//g' | grep -v 'resize pty')
     case $tty in
