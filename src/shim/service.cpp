@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/fs.hpp"
+#include "base/sys.hpp"
 #include "cgroup/cgroup.hpp"
 #include "cgroup/stats.hpp"
 #include "shim/rootfs.hpp"
@@ -329,6 +330,14 @@ Response TaskService::remove(std::string_view payload) {
         }
     }
     auto deleted = delete_container(runtime_, t.id, true);
+    // An exec process not reaped yet (its exit not seen before this Delete) is this process's child: delete
+    // killed it with the cgroup, and it is reaped here rather than left a zombie for the shim's life.
+    for (auto& [exec_id, p] : t.execs) {
+        if (p.status != ttrpc::TaskStatus::running || !p.pidfd) continue;
+        siginfo_t info{};
+        (void)sys::pidfd_send_signal(p.pidfd.get(), SIGKILL);
+        ::waitid(P_PIDFD, static_cast<id_t>(p.pidfd.get()), &info, WEXITED);
+    }
     if (t.inotify_key) loop_.unwatch(t.inotify_key, t.inotify.get());
     if (t.rootfs_mounted) (void)unmount_rootfs(t.bundle);
     ttrpc::DeleteResponse response{static_cast<std::uint32_t>(t.init.pid), t.init.exit_status, t.init.exited_at};
