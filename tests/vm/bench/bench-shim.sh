@@ -1,10 +1,11 @@
 #!/bin/sh
-# The containerd half of tests/bench.sh, in the VM (pure cgroup v2): what a container costs under three
+# The containerd part of tests/bench.sh, in a VM of its own (pure cgroup v2): what a container costs under three
 # supervisors, each driven by containerd 1.6 (Debian's containerd, ctr, containerd-shim-runc-v2 and runc,
 # staged with run-in-vm.sh --stage):
 #   runc       runc's shim + runc     (ctr --runtime io.containerd.runc.v2)
 #   huskrunc   runc's shim + husk     (the same, --runc-binary husk: husk's own monitor beside the shim)
-#   husk       husk's shim            (ctr --runtime io.containerd.husk.v2: husk as containerd-shim-husk-v2)
+#   husk       husk's shim            (ctr --runtime io.containerd.husk.v2: husk as containerd-shim-husk-v2,
+#                                      the symlink run-in-vm.sh stages beside husk)
 # Runs in the guest, from /files (busybox.tar; for the CRI part also cri.py, its stubs, pause.tar and
 # python.tar from tests/clients/cri-prepare.sh):   sh bench-shim.sh N [all|ctr]   (ctr: no CRI part)
 # It prints one machine-readable line per figure for the host to fold into its table:
@@ -33,7 +34,6 @@ setups="runc huskrunc husk"
 ctrd=/tmp/ctrd
 image=localhost/busybox:latest
 export CONTAINERD_ADDRESS=$ctrd/containerd.sock CONTAINERD_SNAPSHOTTER=native
-ln -sf /usr/local/bin/husk /usr/local/bin/containerd-shim-husk-v2
 
 containerd_pid='' client_pid=''
 finish() {
