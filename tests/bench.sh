@@ -434,6 +434,12 @@ buildtype=$(jq -r '.[] | select(.name == "buildtype") | .value' \
     "$(dirname "$(dirname "$(dirname "$husk")")")/meson-info/intro-buildoptions.json" 2>/dev/null || echo unknown)
 echo
 [ -z "${vm_seconds:-}" ] || in_vm=", $small in the VM (runc $(( small < 5 ? small : 5 )))"
+[ -z "${shim_seconds:-}" ] || in_shim_vm=", $small in the containerd VM"
+if [ "$host" = yes ]; then
+    timings="median of $runs ($small for the CPU budget${in_vm:-}${in_shim_vm:-}), A/B interleaved; host part $host_seconds s"
+else
+    timings="median of $small, the three setups interleaved"
+fi
 echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, Linux $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg);" \
-    "husk at $commit ($buildtype build of $built); timings: median of $runs ($small for the CPU budget${in_vm:-})," \
-    "A/B interleaved; host part $host_seconds s${vm_seconds:+, VM part $vm_seconds s}${shim_seconds:+, containerd VM part $shim_seconds s}"
+    "husk at $commit ($buildtype build of $built);" \
+    "timings: $timings${vm_seconds:+, VM part $vm_seconds s}${shim_seconds:+, containerd VM part $shim_seconds s}"
