@@ -47,7 +47,9 @@ finish() {
     fi
     # What containerd complained about (the shims' errors reach its log), each message once with its count,
     # for whoever reads the bench.
-    sed -nE 's/.*level=(error|warning) msg="([^"]*)".*/\1: \2/p' "$ctrd/containerd.log" 2>/dev/null |
+    # (containerd logs what a shim's delete action wrote to stderr as one message, "cleanup warnings time=...":
+    # counted by its first words.)
+    sed -nE 's/.*level=(error|warning) msg="([^"\\]*).*/\1: \2/p' "$ctrd/containerd.log" 2>/dev/null |
         sort | uniq -c | sed 's/^/bench-shim: containerd log: /' >&2
 }
 trap finish EXIT
@@ -103,7 +105,17 @@ EOF
         sleep 0.1
     done
 }
+# left_behind: any shim, husk or container process still running a second after every container was removed.
+left_behind() {
+    sleep 1
+    for dir in /proc/[0-9]*; do
+        case $(cmdline_of "${dir#/proc/}") in
+            *containerd-shim*|*/husk\ *|"sleep 1000"*|/catatonit*) echo "bench-shim: left behind: ${dir#/proc/} $(cmdline_of "${dir#/proc/}")" >&2 ;;
+        esac
+    done
+}
 stop_containerd() {
+    left_behind
     kill "$containerd_pid"
     wait "$containerd_pid" 2>/dev/null
     containerd_pid=
@@ -261,4 +273,5 @@ done
 printf 'BENCHROW vm-shim-cri %s %s %s\n' "$(figure cri-runc.us)" "$(figure cri-huskrunc.us)" "$(figure cri-husk.us)"
 for id in $(cri pods 2>/dev/null); do cri stopp "$id" > /dev/null 2>&1; cri rmp "$id" > /dev/null 2>&1; done
 rmdir /sys/fs/cgroup/kubepods/bench /sys/fs/cgroup/kubepods 2>/dev/null
+left_behind
 exit 0
