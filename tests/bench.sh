@@ -3,7 +3,7 @@
 # (timings A/B interleaved), printed as ONE table: figure | floor | runc | crun (VM) | husk | ratio | goal, then
 # a line naming the date, the machine and husk's build. Checks nothing but that every run worked.
 #   tests/bench.sh [-n N] [-V] [-c] [-s] [HUSK_BINARY]
-#   -n N  runs per timing (default 50; 20 at most for the CPU budget and in the VM)
+#   -n N  runs per timing (default 50; 20 at most for the CPU budget and in the VMs)
 #   -V    skip the VM parts (tests/vm/run-in-vm.sh + tests/vm/bench/bench-guest.sh: pure cgroup v2, TCG; and
 #         the containerd part, tests/vm/bench/bench-shim.sh, in a second VM)
 #   -c    only the CPU budget's overshoot (host, then VM unless -V)
