@@ -2,10 +2,12 @@
 # Benchmark (not a test): the figures husk's performance is held to, each measured side by side in one run
 # (timings A/B interleaved), printed as ONE table: figure | floor | runc | crun (VM) | husk | ratio | goal, then
 # a line naming the date, the machine and husk's build. Checks nothing but that every run worked.
-#   tests/bench.sh [-n N] [-V] [-c] [HUSK_BINARY]
-#   -n N  runs per timing (default 50; 20 at most for the CPU budget and in the VM)
-#   -V    skip the VM part (tests/vm/run-in-vm.sh + tests/vm/bench/bench-guest.sh: pure cgroup v2, TCG)
+#   tests/bench.sh [-n N] [-V] [-c] [-s] [HUSK_BINARY]
+#   -n N  runs per timing (default 50; 20 at most for the CPU budget and in the VMs)
+#   -V    skip the VM parts (tests/vm/run-in-vm.sh + tests/vm/bench/bench-guest.sh: pure cgroup v2, TCG; and
+#         the containerd part, tests/vm/bench/bench-shim.sh, in a second VM)
 #   -c    only the CPU budget's overshoot (host, then VM unless -V)
+#   -s    only the containerd part in the VM (runc's shim + runc, runc's shim + husk, husk's shim)
 # husk comes from HUSK_BINARY or build/src/cli/husk; the VM takes the probe from $HUSK_PROBE or
 # build/tests/probe and caches its kernel in build/. runc runs through tests/runc-in-v2.sh (a private mount
 # namespace with a pure cgroup v2 view), so it never touches the host's cgroup v1 hierarchies; its figures
@@ -17,15 +19,24 @@ top=$(dirname "$here")
 runs=50
 vm=yes
 cpu_only=no
-while getopts n:Vc opt; do
+shim_only=no
+while getopts n:Vcs opt; do
     case $opt in
         n) runs=$OPTARG ;;
         V) vm=no ;;
         c) cpu_only=yes ;;
-        *) echo "usage: $0 [-n N] [-V] [-c] [HUSK_BINARY]" >&2; exit 2 ;;
+        s) shim_only=yes ;;
+        *) echo "usage: $0 [-n N] [-V] [-c] [-s] [HUSK_BINARY]" >&2; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
+if [ "$shim_only" = yes ]; then
+    { [ "$vm" = yes ] && [ "$cpu_only" = no ]; } || { echo "bench: -s runs only a VM part: not with -V or -c" >&2; exit 2; }
+fi
+# host: the parts on this machine (and the first VM's); shim: the containerd part in its own VM.
+host=yes shim=$vm
+[ "$shim_only" = no ] || host=no
+[ "$cpu_only" = no ] || shim=no
 husk=${1:-${HUSK_BINARY:-$top/build/src/cli/husk}}
 [ -x "$husk" ] || { echo "bench: husk binary not found at $husk (build it, or pass its path)" >&2; exit 1; }
 husk=$(cd "$(dirname "$husk")" && pwd)/$(basename "$husk")
@@ -48,6 +59,13 @@ if [ -n "$missing" ]; then
     echo "bench: installing$missing" >&2
     # shellcheck disable=SC2086 # (a list of packages)
     apt-get install -y --no-install-recommends $missing >/dev/null
+fi
+# The containerd part: containerd (with ctr and runc's shim), and what tests/clients/cri-prepare.sh needs for
+# its CRI client (grpc, the stub generator) and the pause image (catatonit).
+if [ "$shim" = yes ]; then
+    # shellcheck source=tests/install-missing.sh
+    . "$here/install-missing.sh"
+    install_missing containerd catatonit python3-grpcio python3-grpc-tools python3-protobuf >/dev/null
 fi
 rootfs=$top/bundles/busybox/rootfs
 [ -x "$rootfs/usr/bin/busybox" ] || "$top/bundles/build-rootfs.sh" "$rootfs" >/dev/null
@@ -135,7 +153,7 @@ wait_bg() {
     [ "$ok" = yes ] || { echo "bench: $1" >&2; exit 1; }
 }
 
-if [ "$cpu_only" = no ]; then
+if [ "$host" = yes ] && [ "$cpu_only" = no ]; then
     # 1. `run` of /bin/true: the floor (the same namespaces, nothing else), runc, husk; `--version` of husk and
     # runc next to /bin/true (the cost of starting the binary), and the wrapper runc runs through.
     i=0
@@ -257,7 +275,7 @@ fi
 # user 65534, read-only /usr, tmpfs /tmp, /proc, /dev, die-with-parent, no capabilities), both run by an
 # unprivileged user made for the bench (removed at the end), A/B interleaved. husk adds its seccomp profile,
 # no_new_privs, husk-init and the verdict on top; its state root is on the tmpfs as above.
-if [ "$cpu_only" = no ]; then
+if [ "$host" = yes ] && [ "$cpu_only" = no ]; then
     bench_user=husk-bench-$$
     useradd --system --no-create-home --shell /usr/sbin/nologin --user-group "$bench_user"
     uroot=$states/user-root
@@ -308,23 +326,25 @@ overshoot() { # LABEL -> one line per run in $work/cpu-LABEL.t: "0 microseconds 
     done
 }
 peak() { awk '{ print $2 }' "$work/$1.t" | sort -n | tail -n 1 | awk '{ printf "%.2f", $1 / 1000 }'; }
-overshoot idle
-stress-ng --cpu 4 --timeout 600s >/dev/null 2>&1 &
-hog=$!
-sleep 1
-overshoot stress
-kill -INT "$hog"  # stress-ng stops its workers on SIGINT (stress-ng(1))
-wait "$hog" 2>/dev/null || true
-hog=
-bound="<= $(nproc) x (10 ms + wakeup)"
-row "CPU budget 300 ms overshoot ms, idle (median / max)" - - - "$(med cpu-idle 2) / $(peak cpu-idle)" - "$bound"
-row "  the same beside stress-ng --cpu 4" - - - "$(med cpu-stress 2) / $(peak cpu-stress)" - "$bound"
+if [ "$host" = yes ]; then
+    overshoot idle
+    stress-ng --cpu 4 --timeout 600s >/dev/null 2>&1 &
+    hog=$!
+    sleep 1
+    overshoot stress
+    kill -INT "$hog"  # stress-ng stops its workers on SIGINT (stress-ng(1))
+    wait "$hog" 2>/dev/null || true
+    hog=
+    bound="<= $(nproc) x (10 ms + wakeup)"
+    row "CPU budget 300 ms overshoot ms, idle (median / max)" - - - "$(med cpu-idle 2) / $(peak cpu-idle)" - "$bound"
+    row "  the same beside stress-ng --cpu 4" - - - "$(med cpu-stress 2) / $(peak cpu-stress)" - "$bound"
+fi
 
 # 7. The VM (TCG, pure cgroup v2): bench-guest.sh prints BENCHROW lines (microseconds); only lines of
 # exactly that shape count, anything else the guest says goes to stderr.
 host_seconds=$(($(date +%s) - bench_start))
 # shellcheck disable=SC2046 # (set -- $(vmrow KEY): numbers or "-", padded with "-" when a line is missing)
-if [ "$vm" = yes ]; then
+if [ "$vm" = yes ] && [ "$host" = yes ]; then
     "$here/vm/install-deps.sh" >/dev/null
     vm_start=$(date +%s)
     HUSK_BINARY=$husk HUSK_PROBE=${HUSK_PROBE:-$top/build/tests/probe} "$here/vm/run-in-vm.sh" --build "$top/build" \
@@ -348,6 +368,43 @@ if [ "$vm" = yes ]; then
     row "VM: CPU budget overshoot ms, idle (median / max)" - - - "$1 / $2" - "<= 1 ms + tick/CPU + TCG pauses"
     set -- $(vmrow vm-cpu-stress) - -
     row "  the same beside stress-ng --cpu 4" - - - "$1 / $2" - "<= 1 ms + tick/CPU + TCG pauses"
+fi
+
+# 8. containerd in a second VM (more RAM: containerd, 15 shims, the CRI client): bench-shim.sh prints BENCHROW
+# lines for three setups, runc's shim + runc (the runc column), runc's shim + husk, and husk's own shim,
+# containerd-shim-husk-v2 (the husk column): PSS per running container in kB, the wall time of `ctr run --rm`
+# and of a CRI pod's life in microseconds. The guest gets the image of busybox-image.sh and what
+# tests/clients/cri-prepare.sh makes for the CRI client (cri.py, python, the pause image).
+# shellcheck disable=SC2046 # (set -- $(shimrow KEY DIVISOR): numbers or "-", padded with "-")
+if [ "$shim" = yes ]; then
+    "$here/vm/install-deps.sh" >/dev/null
+    mkdir "$work/shim-files"
+    cp "$here/vm/bench/bench-shim.sh" "$work/shim-files/"
+    "$here/clients/busybox-image.sh" "$work/shim-files"
+    "$here/clients/cri-prepare.sh" "$work/shim-files" >/dev/null
+    shim_start=$(date +%s)
+    HUSK_BINARY=$husk HUSK_PROBE=${HUSK_PROBE:-$top/build/tests/probe} "$here/vm/run-in-vm.sh" --build "$top/build" \
+        --timeout 1800 --memory 1024 --stage "$(command -v containerd)" --stage "$(command -v ctr)" \
+        --stage "$(command -v containerd-shim-runc-v2)" --stage "$(command -v runc)" --files "$work/shim-files" \
+        -- sh bench-shim.sh "$small" > "$work/shim.out" ||
+        { cat "$work/shim.out" >&2; echo "bench: the containerd part in the VM failed" >&2; exit 1; }
+    shim_seconds=$(($(date +%s) - shim_start))
+    num='(-|-?[0-9]+)'
+    grep -Ev "^BENCHROW vm-shim-[a-z]+( $num)+\$" "$work/shim.out" >&2 || true
+    shimrow() { # KEY DIVISOR: the fields after the key (runc, runc's shim + husk, husk's shim) divided by DIVISOR
+        grep -E "^BENCHROW $1( $num)+\$" "$work/shim.out" | tail -n 1 | awk -v d="$2" \
+            '{ for (i = 3; i <= NF; i++) printf "%s%s", (i > 3 ? " " : ""), ($i == "-" ? "-" : sprintf(d == 1 ? "%d" : "%.1f", $i / d)) }'
+    }
+    set -- $(shimrow vm-shim-pss 1) - - -
+    row "VM: PSS per running container (5 running), kB: husk's shim" - "$1" - "$3" "$(ratio "$3" "$1")" \
+        "<= 0.2 (husk/runc) and <= 1024 kB"
+    row "  runc's shim + husk (its monitor) in the husk column" - "$1" - "$2" "$(ratio "$2" "$1")" "-"
+    set -- $(shimrow vm-shim-ctr 1000) - - -
+    row "VM: \`ctr run --rm\` /bin/true, wall ms: husk's shim" - "$1" - "$3" "$(ratio "$3" "$1")" "<= 0.6 (husk/runc)"
+    row "  runc's shim + husk in the husk column" - "$1" - "$2" "$(ratio "$2" "$1")" "-"
+    set -- $(shimrow vm-shim-cri 1000) - - -
+    row "VM: CRI pod, /bin/true to exit, removed, wall ms: husk's shim" - "$1" - "$3" "$(ratio "$3" "$1")" "<= 0.6 (husk/runc)"
+    row "  runc's shim + husk in the husk column" - "$1" - "$2" "$(ratio "$2" "$1")" "-"
 fi
 
 # The table (Markdown, columns padded), then where and what was measured.
@@ -377,6 +434,12 @@ buildtype=$(jq -r '.[] | select(.name == "buildtype") | .value' \
     "$(dirname "$(dirname "$(dirname "$husk")")")/meson-info/intro-buildoptions.json" 2>/dev/null || echo unknown)
 echo
 [ -z "${vm_seconds:-}" ] || in_vm=", $small in the VM (runc $(( small < 5 ? small : 5 )))"
+[ -z "${shim_seconds:-}" ] || in_shim_vm=", $small in the containerd VM"
+if [ "$host" = yes ]; then
+    timings="median of $runs ($small for the CPU budget${in_vm:-}${in_shim_vm:-}), A/B interleaved; host part $host_seconds s"
+else
+    timings="median of $small, the three setups interleaved"
+fi
 echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, Linux $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg);" \
-    "husk at $commit ($buildtype build of $built); timings: median of $runs ($small for the CPU budget${in_vm:-})," \
-    "A/B interleaved; host part $host_seconds s${vm_seconds:+, VM part $vm_seconds s}"
+    "husk at $commit ($buildtype build of $built);" \
+    "timings: $timings${vm_seconds:+, VM part $vm_seconds s}${shim_seconds:+, containerd VM part $shim_seconds s}"
