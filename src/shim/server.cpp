@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "shim/actions.hpp"
+#include "shim/footprint.hpp"
 #include "shim/loop.hpp"
 #include "shim/paths.hpp"
 #include "shim/publisher.hpp"
@@ -154,6 +155,8 @@ Result<int> serve_until_shutdown(UniqueFd listener, const ShimArgs& args) {
     while (!service.finished()) {
         TRY(loop.run_once(publisher.pending() ? 1000 : -1));
         if (publisher.pending()) publisher.retry();
+        // After a call that ran the container machinery (create, start, exec, delete), not after every wakeup.
+        if (service.take_heavy_call()) release_idle_memory();
     }
     server.flush_all();
     return 0;

@@ -59,6 +59,7 @@ void TaskService::call(const ttrpc::Request& request, const Respond& respond) {
     const std::string& m = request.method;
     std::string_view p = request.payload;
     if (m == "Wait") return wait(p, respond);
+    heavy_call_ = heavy_call_ || m == "Create" || m == "Start" || m == "Delete" || m == "Update";
     Response response = m == "Create"       ? create(p)
                         : m == "Start"      ? start(p)
                         : m == "Delete"     ? remove(p)

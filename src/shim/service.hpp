@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "husk/container.hpp"
 #include "shim/loop.hpp"
@@ -30,6 +31,8 @@ public:
     // Shutdown was asked and no task is left: the shim may exit.
     bool finished() const { return shutdown_; }
     bool empty() const { return tasks_.empty(); }
+    // A call ran husk's container machinery since the last ask (Create, Start, Exec's start, Delete, Update).
+    bool take_heavy_call() { return std::exchange(heavy_call_, false); }
 
 private:
     ttrpc::Response create(std::string_view payload);
@@ -73,6 +76,7 @@ private:
     std::string ns_;
     std::map<std::string, std::unique_ptr<Task>> tasks_;
     bool shutdown_ = false;
+    bool heavy_call_ = false;
 };
 
 }  // namespace husk::shim
