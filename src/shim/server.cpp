@@ -61,6 +61,11 @@ private:
         if (fd < 0) return;
         auto connection = std::make_unique<Connection>();
         connection->fd = UniqueFd(fd);
+        // Only the shim's own user (containerd's): the socket's 0600 in a 0700 directory says so already, and
+        // the peer's credentials say it again, as ttrpc's servers check them.
+        ucred peer{};
+        socklen_t size = sizeof peer;
+        if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &size) != 0 || peer.uid != ::geteuid()) return;
         std::uint64_t id = next_id_++;
         auto key = loop_.watch(fd, EPOLLIN, [this, id](std::uint32_t events) { on_event(id, events); });
         if (!key) return;
