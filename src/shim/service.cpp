@@ -294,6 +294,9 @@ void TaskService::on_init_exit(Task& task, std::span<const std::uint64_t> keys) 
     // Without a pid namespace of its own the container's other processes outlive init: they go with it, as
     // runc's shim kills them (with one, the kernel already has). Exec processes among them report their exit.
     if (task.host->plan.cgroup) (void)cgroup::kill_all(*task.host->plan.cgroup, SIGKILL);
+    // An OOM kill that ended it is reported before the exit, as containerd's CRI plugin takes the reason
+    // OOMKilled from it (the inotify event may still be queued behind init's exit in this wakeup).
+    if (task.inotify) on_memory_events(task);
     container::HostedExit recorded = container::record_hosted_exit(*task.host, exit);
     loop_.release(task.wait_block);
     task.wait_block = 0;

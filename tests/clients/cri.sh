@@ -249,7 +249,13 @@ oom() {
     c4=$(create_start c4 --memory 33554432 -- dd if=/dev/zero of=/dev/null bs=64M count=1) || return 1
     c4=${c4% *}
     wait_exited "$c4" || return 1
-    set -- $(cri status "$c4")
+    # containerd takes the reason from the shim's /tasks/oom event, which may be handled after the exit
+    # (runc's shim sends the two from separate goroutines), as the kubelet would see it a moment later.
+    n=0
+    while set -- $(cri status "$c4") && [ "$3" != OOMKilled ] && [ "$n" -lt 10 ]; do
+        n=$((n + 1))
+        sleep 0.5
+    done
     cri rm "$c4" || return 1
     expect_eq "exit code, reason" "137 OOMKilled" "$2 $3"
 }

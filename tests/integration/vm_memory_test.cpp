@@ -66,11 +66,13 @@ TEST_CASE("a workload that allocates past memory.limit is OOM-killed and the con
     Json st = sb.wait_for_status(id, "stopped", Ms(60000));
     INFO(st.dump());
     CHECK(st["status"].str() == "stopped");
-    // One OOM; with memory.oom.group the kernel counts its victim twice in oom_kill (once as the victim,
-    // once as a member of the group it kills), so "rose" is what oom_kill can tell, oom_group_kill the rest.
+    // One group kill. The OOM killer may be invoked again by an allocation in flight while the victim dies
+    // (`oom` 2 seen under load, the second finding the victim already exiting: no second kill); with
+    // memory.oom.group the kernel counts its victim twice in oom_kill (once as the victim, once as a member of
+    // the group it kills), so "rose" is what oom_kill can tell, oom_group_kill the rest.
     std::string events = cgroup + "/memory.events";
     INFO("memory.events: " << read_file(events));
-    CHECK(keyed_value(events, "oom") == 1);
+    CHECK(keyed_value(events, "oom") >= 1);
     CHECK(keyed_value(events, "oom_kill") > before);
     CHECK(keyed_value(events, "oom_group_kill") == 1);
     REQUIRE(st["husk"].contains("exit"));
