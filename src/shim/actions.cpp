@@ -138,6 +138,10 @@ Result<void> remove_action(const ShimArgs& args) {
         (void)delete_container(runtime, *id, true);
     }
     (void)unmount_rootfs(bundle);
+    // The socket of a shim that died stays behind; one that no shim answers any more goes (a live shim of the
+    // task's pod keeps its own).
+    const std::string path = socket_path(socket_address(args.address, args.ns, task_group(args.id)));
+    if (!answers(path)) ::unlink(path.c_str());
     return write_all(1, ttrpc::encode(response));
 }
 

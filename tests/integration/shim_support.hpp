@@ -49,6 +49,7 @@ public:
     const std::string& ns() const { return ns_; }
     const std::string& id() const { return id_; }
     const std::string& root() const { return root_; }  // /run/containerd/husk/<ns>
+    std::string socket_path() const { return address_.substr(7); }  // "unix://" off
     EventSink& events() { return events_; }
     // One call on a connection of its own; the response (code, message, payload).
     ttrpc::Response call(const std::string& method, const std::string& payload, Ms timeout = Ms(30000));

@@ -116,6 +116,7 @@ TEST_CASE("shim: killed at any point of a Create, containerd's delete action lea
         CHECK(removed.exit_code == 0);
         CHECK(::access((shim.root() + "/" + id).c_str(), F_OK) != 0);
         CHECK(::access((b.rootfs() + "/probe").c_str(), F_OK) != 0);
+        CHECK(::access(shim.socket_path().c_str(), F_OK) != 0);
         check_nothing_left(sb);
     }
 }
@@ -294,6 +295,7 @@ TEST_CASE("shim: a shim killed outright: containerd's delete action kills and re
     REQUIRE(removed.exit_code == 0);
     CHECK(field(removed.out, 2) == 128 + SIGKILL);  // DeleteResponse.exit_status
     CHECK(field(removed.out, 1) == static_cast<std::uint64_t>(init));
+    CHECK(::access(shim.socket_path().c_str(), F_OK) != 0);  // the dead shim's socket went with it
     for (int i = 0; i < 250 && process_alive(init); ++i) ::usleep(20000);
     CHECK_FALSE(process_alive(init));
     CHECK(::access((shim.root() + "/" + id).c_str(), F_OK) != 0);
