@@ -1,9 +1,7 @@
 #include "container/launch.hpp"
 
 #include <fcntl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -20,6 +18,7 @@
 #include "base/subordinate_ids.hpp"
 #include "base/time.hpp"
 #include "base/trace.hpp"
+#include "base/unix_socket.hpp"
 #include "cgroup/delegation.hpp"
 #include "container/observe.hpp"
 #include "container/config.hpp"
@@ -50,17 +49,7 @@ Result<CgroupChoice> choose_cgroup(const Runtime& runtime) {
 
 }  // namespace
 
-Result<UniqueFd> connect_console_socket(const std::string& path) {
-    sockaddr_un address{};
-    if (path.size() >= sizeof address.sun_path) return fail_sys(ENAMETOOLONG, "console socket", path);
-    address.sun_family = AF_UNIX;
-    path.copy(address.sun_path, path.size());
-    UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    if (!fd) return fail_sys(errno, "socket");
-    if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0)
-        return fail_sys(errno, "connect console socket", path);
-    return fd;
-}
+Result<UniqueFd> connect_console_socket(const std::string& path) { return connect_unix(path, "console socket"); }
 
 Result<void> write_pid_file(const std::string& path, pid_t pid) {
     if (path.empty()) return {};

@@ -14,6 +14,7 @@
 
 #include "base/fs.hpp"
 #include "base/json_tree.hpp"
+#include "base/unix_socket.hpp"
 #include "husk/container.hpp"
 #include "shim/paths.hpp"
 #include "shim/rootfs.hpp"
@@ -44,11 +45,7 @@ sockaddr_un unix_address(const std::string& path) {
     return addr;
 }
 
-bool answers(const std::string& path) {
-    UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    sockaddr_un addr = unix_address(path);
-    return fd && ::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-}
+bool answers(const std::string& path) { return connect_unix(path, "shim socket").has_value(); }
 
 // Bound and listening; EADDRINUSE comes back as such for the caller to look at the shim behind it.
 Result<UniqueFd> listen_at(const std::string& path) {

@@ -9,7 +9,7 @@ Result<ShimArgs> parse_shim_args(std::span<char* const> args) {
     std::size_t i = 1;
     for (; i < args.size(); ++i) {
         std::string_view arg = args[i];
-        if (arg == "--" ) { ++i; break; }
+        if (arg == "--") { ++i; break; }
         if (arg.size() < 2 || arg[0] != '-') break;
         arg.remove_prefix(arg.starts_with("--") ? 2 : 1);
         std::string_view name = arg.substr(0, arg.find('='));

@@ -1,14 +1,13 @@
 #include "shim/publisher.hpp"
 
 #include <poll.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 
 #include "base/fs.hpp"
+#include "base/unix_socket.hpp"
 #include "shim/paths.hpp"
 #include "ttrpc/frame.hpp"
 
@@ -21,15 +20,7 @@ constexpr int reply_timeout_ms = 5000;  // as containerd's own publisher waits
 
 Result<void> Publisher::connect() {
     if (address_.empty()) return fail_msg("no TTRPC_ADDRESS: containerd's event socket is unknown");
-    std::string path = socket_path(address_);
-    if (path.size() >= sizeof(sockaddr_un::sun_path)) return fail_msg("TTRPC_ADDRESS too long: " + path);
-    UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    if (!fd) return fail_sys(errno, "socket");
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    path.copy(addr.sun_path, sizeof addr.sun_path - 1);
-    if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return fail_sys(errno, "connect", path);
-    fd_ = std::move(fd);
+    fd_ = TRY(connect_unix(socket_path(address_), "containerd's event socket (TTRPC_ADDRESS)"));
     return {};
 }
 
