@@ -125,7 +125,15 @@ Response TaskService::create(std::string_view payload) {
     Task* self = task.get();
     task->wait_block = loop_.reserve(64, [this, self](std::span<const std::uint64_t> keys) { on_init_exit(*self, keys); });
     auto wait = monitor::InitWait::open(loop_.epoll(), task->wait_block, task->host->pidfd.get(), std::move(task->host->wait));
-    auto relays = wait ? start_relays(loop_, init.stdio, task->host->console.get()) : Result<ProcessRelays>(fail(wait.error()));
+    // The task's stdio was opened for the terminal the request names: a config.json that says otherwise would
+    // leave the container's output nowhere.
+    const bool has_terminal = static_cast<bool>(task->host->console);
+    Result<ProcessRelays> relays = !wait ? Result<ProcessRelays>(fail(wait.error()))
+                                   : has_terminal != init.terminal
+                                       ? Result<ProcessRelays>(fail_msg(std::string("the task's terminal is ") +
+                                                                        (init.terminal ? "true" : "false") +
+                                                                        " but config.json's process.terminal is not"))
+                                       : start_relays(loop_, init.stdio, task->host->console.get());
     if (!relays) {
         loop_.release(task->wait_block);
         (void)kill_container(runtime_, *id, SIGKILL, true);

@@ -323,6 +323,11 @@ TEST_CASE("shim: task options: runc's no_pivot_root is honoured, a systemd cgrou
     auto refused = with_options("containerd.runc.v1.Options", systemd.take());
     CHECK(refused.code == Code::unknown);
     CHECK(refused.message.find("SystemdCgroup is not supported by husk") != std::string::npos);
+    // A terminal the request asks for that config.json does not give: refused, nothing left of it.
+    auto terminal = shim.call("Create", shim.create_request("", "", true));
+    CHECK(terminal.code == Code::unknown);
+    CHECK(terminal.message.find("the task's terminal is true but config.json's process.terminal is not") != std::string::npos);
+    CHECK(::access((shim.root() + "/" + id).c_str(), F_OK) != 0);
     auto unknown = with_options("example.com.Options", "");
     CHECK(unknown.message.find("\"example.com.Options\" are not understood") != std::string::npos);
     CHECK(::access((shim.root() + "/" + id).c_str(), F_OK) != 0);  // nothing of the refused task
