@@ -14,78 +14,56 @@ std::string child_path(const std::string& parent, std::string_view key) {
     return path;
 }
 
-// key == name without measuring name first (a record looks up every member of a 20-member object).
-bool same_key(const char* name, std::string_view key) {
-    for (char c : key) {
-        if (*name != c || c == '\0') return false;
-        ++name;
-    }
-    return *name == '\0';
-}
-
-// yajl's numbers keep their source text; it is valid JSON number syntax by construction.
-std::string_view number_text(yajl_val value) { return YAJL_GET_NUMBER(value); }
-
 }  // namespace
 
 bool Node::has_content() const {
     if (absent()) return false;
-    if (YAJL_IS_OBJECT(value_)) return value_->u.object.len > 0;
-    if (YAJL_IS_ARRAY(value_)) return value_->u.array.len > 0;
-    if (YAJL_IS_STRING(value_)) return value_->u.string[0] != '\0';
+    if (value_.is_object() || value_.is_array()) return value_.size() > 0;
+    if (value_.is_string()) return !value_.text().empty();
     return true;
 }
 
 Node Node::field(std::string_view key) const {
-    std::string path = child_path(path_, key);
-    if (!YAJL_IS_OBJECT(value_)) return Node(nullptr, std::move(path));
-    const auto& object = value_->u.object;
     // The last occurrence wins on duplicate keys, as with Go's encoding/json which runc uses.
-    yajl_val found = nullptr;
-    for (size_t i = 0; i < object.len; ++i)
-        if (same_key(object.keys[i], key)) found = object.values[i];
-    return Node(found, std::move(path));
+    return Node(value_.get(key), child_path(path_, key));
 }
 
 Result<std::string> Node::as_string() const {
-    if (!YAJL_IS_STRING(value_)) return fail(type_error("a string"));
-    return std::string(value_->u.string);
+    if (!value_.is_string()) return fail(type_error("a string"));
+    return std::string(value_.text());
 }
 
 Result<bool> Node::as_bool() const {
-    if (YAJL_IS_TRUE(value_)) return true;
-    if (YAJL_IS_FALSE(value_)) return false;
+    if (value_.is_boolean()) return value_.is_true();
     return fail(type_error("a boolean"));
 }
 
 Result<std::vector<Node>> Node::as_array() const {
-    if (!YAJL_IS_ARRAY(value_)) return fail(type_error("an array"));
+    if (!value_.is_array()) return fail(type_error("an array"));
     std::vector<Node> elements;
-    const auto& array = value_->u.array;
-    elements.reserve(array.len);
-    for (size_t i = 0; i < array.len; ++i)
-        elements.emplace_back(array.values[i], path_ + "[" + std::to_string(i) + "]");
+    elements.reserve(value_.size());
+    for (size_t i = 0; i < value_.size(); ++i)
+        elements.emplace_back(value_.element(i), path_ + "[" + std::to_string(i) + "]");
     return elements;
 }
 
 Result<std::vector<std::pair<std::string, Node>>> Node::as_object() const {
     TRY(expect_object());
     std::vector<std::pair<std::string, Node>> members;
-    const auto& object = value_->u.object;
-    members.reserve(object.len);
-    for (size_t i = 0; i < object.len; ++i)
-        members.emplace_back(object.keys[i], Node(object.values[i], child_path(path_, object.keys[i])));
+    members.reserve(value_.size());
+    for (size_t i = 0; i < value_.size(); ++i)
+        members.emplace_back(std::string(value_.key(i)), Node(value_.member(i), child_path(path_, value_.key(i))));
     return members;
 }
 
 Result<void> Node::expect_object() const {
-    if (!YAJL_IS_OBJECT(value_)) return fail(type_error("an object"));
+    if (!value_.is_object()) return fail(type_error("an object"));
     return {};
 }
 
 Result<std::int64_t> Node::as_int64() const {
-    if (!YAJL_IS_NUMBER(value_)) return fail(type_error("an integer"));
-    std::string_view text = number_text(value_);
+    if (!value_.is_number()) return fail(type_error("an integer"));
+    std::string_view text = value_.text();
     std::int64_t value = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec == std::errc::result_out_of_range) return fail(out_of_range(64, true));
@@ -94,8 +72,8 @@ Result<std::int64_t> Node::as_int64() const {
 }
 
 Result<std::uint64_t> Node::as_uint64() const {
-    if (!YAJL_IS_NUMBER(value_)) return fail(type_error("an unsigned integer"));
-    std::string_view text = number_text(value_);
+    if (!value_.is_number()) return fail(type_error("an unsigned integer"));
+    std::string_view text = value_.text();
     // from_chars for unsigned types rejects a leading '-', so "-1" is a type error, not a wrap-around.
     std::uint64_t value = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -112,7 +90,7 @@ Error Node::error(std::string_view text) const {
 }
 
 Error Node::out_of_range(std::size_t bits, bool is_signed) const {
-    std::string text(number_text(value_));
+    std::string text(value_.text());
     return error(text + " is out of range for a " + std::to_string(bits) + "-bit " +
                  (is_signed ? "integer" : "unsigned integer"));
 }

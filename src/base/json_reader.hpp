@@ -1,9 +1,7 @@
-// A typed, path-aware view over yajl's tree API, the one way husk reads JSON values (config.json, state
+// A typed, path-aware view over husk's JSON tree (json_tree.hpp), the one way husk reads JSON values (config.json, state
 // records, update --resources): every type error names the JSON path of the offending value
 // ("process.args[0]: expected a string"), so errors point at the exact property.
 #pragma once
-
-#include <yajl/yajl_tree.h>
 
 #include <concepts>
 #include <cstdint>
@@ -32,9 +30,9 @@ inline Result<Tree> parse_tree(std::string_view text) { return parse_json_tree(t
 // clients write null for empty slices and pointers, and runc treats the two alike.
 class Node {
 public:
-    Node(yajl_val value, std::string path) : value_(value), path_(std::move(path)) {}
+    Node(JsonRef value, std::string path) : value_(value), path_(std::move(path)) {}
 
-    bool absent() const { return value_ == nullptr || YAJL_IS_NULL(value_); }
+    bool absent() const { return !value_ || value_.is_null(); }
     // Present and not an empty object, array or string: used to decide whether an unsupported feature
     // was actually requested.
     bool has_content() const;
@@ -50,7 +48,7 @@ public:
     Result<std::vector<std::pair<std::string, Node>>> as_object() const;
     Result<void> expect_object() const;
 
-    // Integers are read from yajl's unparsed number text so that the full uint64 range (RLIM_INFINITY,
+    // Integers are read from the number's source text so that the full uint64 range (RLIM_INFINITY,
     // hugepage limits) survives; fractions, exponents and out-of-range values are errors.
     Result<std::int64_t> as_int64() const;
     Result<std::uint64_t> as_uint64() const;
@@ -78,7 +76,7 @@ private:
     Error out_of_range(std::size_t bits, bool is_signed) const;
     Error type_error(std::string_view expected) const;
 
-    yajl_val value_;
+    JsonRef value_;
     std::string path_;
 };
 

@@ -3,82 +3,153 @@
 #include <yajl/yajl_parse.h>
 
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
-#include <vector>
 
 namespace husk {
-namespace {
 
-// The first pass runs yajl's event parser (no tree, its own state stack on the heap) and stops at the first
-// level too deep or string with a NUL, keeping enough of a path to name the string.
-class Checker {
+std::string_view JsonRef::text() const { return {tree_->text_.data() + value_->offset, value_->length}; }
+
+const char* JsonRef::c_str() const { return tree_->text_.data() + value_->offset; }
+
+JsonRef JsonRef::element(std::size_t i) const { return JsonRef(tree_, &tree_->values_[tree_->links_[value_->offset + i]]); }
+
+std::string_view JsonRef::key(std::size_t i) const {
+    return JsonRef(tree_, &tree_->values_[tree_->links_[value_->offset + 2 * i]]).text();
+}
+
+JsonRef JsonRef::member(std::size_t i) const {
+    return JsonRef(tree_, &tree_->values_[tree_->links_[value_->offset + 2 * i + 1]]);
+}
+
+JsonRef JsonRef::get(std::string_view name) const {
+    if (!is_object()) return {};
+    JsonRef found;
+    for (std::size_t i = 0; i < value_->length; ++i)
+        if (key(i) == name) found = member(i);
+    return found;
+}
+
+// yajl's event parser feeds this; it builds the tree and stops at the first level too deep or string with a
+// NUL, keeping enough of a path to name the string. A container's members are collected on one scratch stack
+// while it is open and moved to the links when it closes, so each lands next to its siblings.
+class JsonTreeBuilder {
 public:
-    static int on_null(void* self) { return static_cast<Checker*>(self)->value(); }
-    static int on_boolean(void* self, int) { return static_cast<Checker*>(self)->value(); }
-    static int on_number(void* self, const char*, size_t) { return static_cast<Checker*>(self)->value(); }
+    explicit JsonTreeBuilder(std::size_t text_size) {
+        tree_.text_.reserve(text_size + 1);  // strings and numbers never take more than their source
+        tree_.values_.reserve(text_size / 8 + 4);
+    }
+
+    static int on_null(void* self) { return as(self).scalar(JsonType::null); }
+    static int on_boolean(void* self, int value) {
+        return as(self).scalar(value ? JsonType::boolean_true : JsonType::boolean_false);
+    }
+    static int on_number(void* self, const char* text, size_t length) {
+        return as(self).text(JsonType::number, text, length);
+    }
     static int on_string(void* self, const unsigned char* text, size_t length) {
-        return static_cast<Checker*>(self)->string(text, length);
+        return as(self).text(JsonType::string, reinterpret_cast<const char*>(text), length);
     }
-    static int on_start(void* self) { return static_cast<Checker*>(self)->open(false); }
-    static int on_start_array(void* self) { return static_cast<Checker*>(self)->open(true); }
+    static int on_start_map(void* self) { return as(self).open(JsonType::object); }
+    static int on_start_array(void* self) { return as(self).open(JsonType::array); }
     static int on_key(void* self, const unsigned char* text, size_t length) {
-        return static_cast<Checker*>(self)->key(text, length);
+        return as(self).key(reinterpret_cast<const char*>(text), length);
     }
-    static int on_end(void* self) {
-        static_cast<Checker*>(self)->frames_.pop_back();
-        return 1;
-    }
+    static int on_end(void* self) { return as(self).close(); }
 
     std::optional<Error> error;
+    JsonTree take() { return std::move(tree_); }
 
 private:
     struct Frame {
         bool array = false;
-        std::size_t next = 0;   // arrays: the index of the next element
-        std::size_t index = 0;  // arrays: the index of the element being read
-        bool has_key = false;   // objects: a property is being read
-        std::string key;
+        std::uint32_t value = 0;   // its index in values_
+        std::size_t mark = 0;      // scratch_'s size when it opened
+        std::uint32_t next = 0;    // arrays: the index of the next element
+        std::uint32_t index = 0;   // arrays: the index of the element being read
+        bool has_key = false;      // objects: a property is being read
+        std::uint32_t key = 0;     // objects: its key's index in values_
     };
 
-    // Every value, containers included, starts here: it is the next element of an enclosing array.
-    int value() {
-        if (!frames_.empty() && frames_.back().array) frames_.back().index = frames_.back().next++;
+    static JsonTreeBuilder& as(void* self) { return *static_cast<JsonTreeBuilder*>(self); }
+
+    // Every value, containers included, is added here: the next element of an enclosing array, or the value of
+    // the enclosing object's current key.
+    std::uint32_t add(JsonRef::Value value) {
+        auto index = static_cast<std::uint32_t>(tree_.values_.size());
+        tree_.values_.push_back(value);
+        if (!frames_.empty()) {
+            Frame& frame = frames_.back();
+            if (frame.array) frame.index = frame.next++;
+            scratch_.push_back(index);
+        }
+        return index;
+    }
+
+    int scalar(JsonType type) {
+        add({type, 0, 0});
         return 1;
     }
 
-    int open(bool array) {
-        value();
+    std::uint32_t store(const char* text, std::size_t length) {
+        auto offset = static_cast<std::uint32_t>(tree_.text_.size());
+        tree_.text_.insert(tree_.text_.end(), text, text + length);
+        tree_.text_.push_back('\0');
+        return offset;
+    }
+
+    int text(JsonType type, const char* text, std::size_t length) {
+        if (type == JsonType::string && std::memchr(text, '\0', length) != nullptr) {
+            if (!frames_.empty() && frames_.back().array) frames_.back().index = frames_.back().next;
+            error = Error::msg(path() + ": the string contains a NUL character (\\u0000)");
+            return 0;
+        }
+        add({type, static_cast<std::uint32_t>(length), store(text, length)});
+        return 1;
+    }
+
+    int open(JsonType type) {
         if (frames_.size() >= max_json_depth) {
             error = Error::msg("invalid JSON: nested deeper than " + std::to_string(max_json_depth) + " levels");
             return 0;
         }
-        frames_.emplace_back().array = array;
+        std::uint32_t index = add({type, 0, 0});
+        Frame& frame = frames_.emplace_back();
+        frame.array = type == JsonType::array;
+        frame.value = index;
+        frame.mark = scratch_.size();
         return 1;
     }
 
-    int key(const unsigned char* text, size_t length) {
-        std::string_view name(reinterpret_cast<const char*>(text), length);
-        frames_.back().has_key = false;
-        if (name.find('\0') != std::string_view::npos) {
+    int key(const char* text, std::size_t length) {
+        Frame& frame = frames_.back();
+        frame.has_key = false;
+        if (std::memchr(text, '\0', length) != nullptr) {
             error = Error::msg(path() + ": a property name contains a NUL character (\\u0000)");
             return 0;
         }
-        frames_.back().key = name;
-        frames_.back().has_key = true;
+        auto index = static_cast<std::uint32_t>(tree_.values_.size());
+        tree_.values_.push_back({JsonType::string, static_cast<std::uint32_t>(length), store(text, length)});
+        scratch_.push_back(index);
+        frame.key = index;
+        frame.has_key = true;
         return 1;
     }
 
-    int string(const unsigned char* text, size_t length) {
-        value();
-        if (std::memchr(text, '\0', length) != nullptr) {
-            error = Error::msg(path() + ": the string contains a NUL character (\\u0000)");
-            return 0;
-        }
+    int close() {
+        const Frame& frame = frames_.back();
+        JsonRef::Value& value = tree_.values_[frame.value];
+        std::size_t members = scratch_.size() - frame.mark;
+        value.offset = static_cast<std::uint32_t>(tree_.links_.size());
+        value.length = static_cast<std::uint32_t>(frame.array ? members : members / 2);
+        tree_.links_.insert(tree_.links_.end(), scratch_.begin() + static_cast<std::ptrdiff_t>(frame.mark), scratch_.end());
+        scratch_.resize(frame.mark);
+        frames_.pop_back();
         return 1;
     }
 
-    // "process.args[0]", as spec's json::Node names values.
+    // "process.args[0]", as json::Node names values.
     std::string path() const {
         std::string out;
         for (const Frame& frame : frames_) {
@@ -88,18 +159,24 @@ private:
                 out += ']';
             } else if (frame.has_key) {
                 if (!out.empty()) out += '.';
-                out += frame.key;
+                const JsonRef::Value& key = tree_.values_[frame.key];
+                out.append(tree_.text_.data() + key.offset, key.length);
             }
         }
         return out.empty() ? "(top level)" : out;
     }
 
+    JsonTree tree_;
     std::vector<Frame> frames_;
+    std::vector<std::uint32_t> scratch_;
 };
 
-constexpr yajl_callbacks checker_callbacks = {
-    Checker::on_null, Checker::on_boolean, nullptr, nullptr, Checker::on_number, Checker::on_string,
-    Checker::on_start, Checker::on_key, Checker::on_end, Checker::on_start_array, Checker::on_end,
+namespace {
+
+constexpr yajl_callbacks builder_callbacks = {
+    JsonTreeBuilder::on_null,      JsonTreeBuilder::on_boolean,     nullptr, nullptr, JsonTreeBuilder::on_number,
+    JsonTreeBuilder::on_string,    JsonTreeBuilder::on_start_map,   JsonTreeBuilder::on_key,
+    JsonTreeBuilder::on_end,       JsonTreeBuilder::on_start_array, JsonTreeBuilder::on_end,
 };
 
 struct HandleFree {
@@ -116,80 +193,24 @@ std::string syntax_error(yajl_handle handle, std::string_view text) {
     return "invalid JSON: " + (first.empty() ? std::string("parse error") : first);
 }
 
-// A byte scan that proves the event pass below would find nothing, as it does for nearly every document (a
-// state record, a config): no `u0000` anywhere (the only way to write a NUL character in JSON is the escape
-// \u0000), no '/' outside strings (a comment could hide brackets), and brackets outside strings never more than
-// max_json_depth deep. Strings end where yajl's lexer ends them, at an unescaped '"'; where the text stops being
-// JSON, yajl stops too, so brackets beyond that point cannot reach its tree. False means "not proven": the event
-// pass then decides, with its messages. It costs a fraction of that pass (a second full parse), which `husk
-// list` paid once per container.
-bool plainly_within_bounds(std::string_view text) {
-    if (::memmem(text.data(), text.size(), "u0000", 5) != nullptr) return false;
-    const char* const begin = text.data();
-    const char* const end = begin + text.size();
-    std::size_t depth = 0;
-    for (const char* p = begin; p < end; ++p) {
-        switch (*p) {
-            case '"':
-                // The closing quote: the next '"' after an even run of backslashes (an odd one escapes it).
-                for (;;) {
-                    p = static_cast<const char*>(std::memchr(p + 1, '"', static_cast<std::size_t>(end - p - 1)));
-                    if (p == nullptr) return true;  // unterminated: yajl stops there
-                    std::size_t backslashes = 0;
-                    while (p[-1 - static_cast<std::ptrdiff_t>(backslashes)] == '\\') ++backslashes;
-                    if (backslashes % 2 == 0) break;
-                }
-                break;
-            case '/': return false;
-            case '[':
-            case '{':
-                if (++depth > max_json_depth) return false;
-                break;
-            case ']':
-            case '}':
-                if (depth > 0) --depth;
-                break;
-            default: break;
-        }
-    }
-    return true;
-}
+}  // namespace
 
-Result<void> check_text(std::string_view text) {
+Result<JsonTree> parse_json_tree(std::string_view text) {
     if (text.size() > max_json_bytes)
         return fail_msg("invalid JSON: " + std::to_string(text.size()) + " bytes, more than husk reads (" +
                         std::to_string(max_json_bytes >> 20) + " MiB)");
     if (std::size_t nul = text.find('\0'); nul != std::string_view::npos)
         return fail_msg("invalid JSON: NUL byte at offset " + std::to_string(nul));
-    // Syntax errors are left to yajl_tree_parse, whose message has the same first line as the event pass's.
-    if (plainly_within_bounds(text)) return {};
-    Checker checker;
-    std::unique_ptr<yajl_handle_t, HandleFree> handle(yajl_alloc(&checker_callbacks, nullptr, &checker));
+    JsonTreeBuilder builder(text.size());
+    std::unique_ptr<yajl_handle_t, HandleFree> handle(yajl_alloc(&builder_callbacks, nullptr, &builder));
     if (!handle) return fail_sys(ENOMEM, "yajl_alloc");
-    // yajl_tree_parse allows comments; the first pass must accept exactly what the second one does.
     yajl_config(handle.get(), yajl_allow_comments, 1);
     auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
     yajl_status status = yajl_parse(handle.get(), bytes, text.size());
     if (status == yajl_status_ok) status = yajl_complete_parse(handle.get());
-    if (checker.error) return fail(*checker.error);
+    if (builder.error) return fail(*builder.error);
     if (status != yajl_status_ok) return fail_msg(syntax_error(handle.get(), text));
-    return {};
-}
-
-}  // namespace
-
-Result<JsonTree> parse_json_tree(std::string_view text) {
-    TRY(check_text(text));
-    // yajl_tree_parse needs a NUL-terminated buffer; the text has no NUL of its own (checked above).
-    std::string input(text);
-    char message[512] = {};
-    JsonTree tree(yajl_tree_parse(input.c_str(), message, sizeof message));
-    if (!tree) {
-        std::string_view first(message);
-        first = first.substr(0, first.find('\n'));
-        return fail_msg("invalid JSON: " + std::string(first.empty() ? "parse error" : first));
-    }
-    return tree;
+    return builder.take();
 }
 
 }  // namespace husk

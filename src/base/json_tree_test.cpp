@@ -62,10 +62,36 @@ TEST_CASE("parse_json_tree keeps yajl's syntax messages and its tolerance of com
 TEST_CASE("parse_json_tree builds the tree with numbers beyond 64 bits as text", "[base]") {
     auto tree = husk::parse_json_tree(R"({"big":18446744073709551616,"s":"\u00e9"})");
     REQUIRE(tree);
-    const char* big[] = {"big", nullptr};
-    yajl_val number = yajl_tree_get(tree->get(), big, yajl_t_number);
-    REQUIRE(number != nullptr);
-    CHECK(std::string(YAJL_GET_NUMBER(number)) == "18446744073709551616");
+    husk::JsonRef number = tree->get().get("big");
+    REQUIRE(number.is_number());
+    CHECK(number.text() == "18446744073709551616");
+    CHECK(tree->get().get("s").text() == "\u00e9");
+}
+
+TEST_CASE("parse_json_tree keeps members in document order, nested containers in place", "[base]") {
+    auto tree = husk::parse_json_tree(R"({"a":[1,[2,{"x":null}],true],"b":{"c":"d","c":"e"},"f":false})");
+    REQUIRE(tree);
+    husk::JsonRef top = tree->get();
+    REQUIRE(top.is_object());
+    REQUIRE(top.size() == 3);
+    CHECK(top.key(0) == "a");
+    CHECK(top.key(1) == "b");
+    CHECK(top.key(2) == "f");
+    husk::JsonRef a = top.get("a");
+    REQUIRE(a.is_array());
+    REQUIRE(a.size() == 3);
+    CHECK(a.element(0).text() == "1");
+    REQUIRE(a.element(1).size() == 2);
+    CHECK(a.element(1).element(0).text() == "2");
+    CHECK(a.element(1).element(1).get("x").is_null());
+    CHECK(a.element(2).is_true());
+    // The last of duplicate keys, as Go's encoding/json reads them; both stay members.
+    CHECK(top.get("b").size() == 2);
+    CHECK(top.get("b").get("c").text() == "e");
+    CHECK(top.get("f").is_boolean());
+    CHECK_FALSE(top.get("f").is_true());
+    CHECK_FALSE(top.get("missing"));
+    CHECK_FALSE(a.get("x"));  // not an object
 }
 
 TEST_CASE("parse_json_tree counts only the brackets yajl sees", "[base]") {

@@ -93,7 +93,7 @@ Result<std::string> seccomp_file(const std::string& path) {
     if (!text) return fail(text.error().context("--seccomp"));
     auto tree = parse_json_tree(*text);
     if (!tree) return fail_msg("--seccomp " + path + ": " + tree.error().message());
-    if (!YAJL_IS_OBJECT(tree->get())) return fail_msg("--seccomp " + path + ": want a linux.seccomp JSON object");
+    if (!tree->get().is_object()) return fail_msg("--seccomp " + path + ": want a linux.seccomp JSON object");
     return *text;
 }
 

@@ -49,21 +49,23 @@ Result<Bundle> load_bundle(const ContainerId& id, const CreateOptions& options) 
         config_path = relative_to(dir, options.config.empty() ? "config.json" : options.config);
         text = TRY(read_file(config_path, max_json_bytes));
     }
-    auto spec = spec::parse_config(text);
+    auto tree = parse_json_tree(text);
+    if (!tree) return fail(tree.error().context(config_path));
+    auto spec = spec::parse_config(*tree);
     if (!spec) return fail(spec.error().context(config_path));
     if (options.warn)
         for (const std::string& ignored : spec->ignored) options.warn(config_path + ": " + ignored);
     // The command line's settings win over config.json's annotations, and all are checked together, once.
     spec::HuskSettings husk = TRY(spec::validate(*spec, options.overrides));
     std::string rootfs = TRY(absolute_directory(relative_to(dir, spec->root.path), "rootfs"));
-    return Bundle{std::move(dir), std::move(rootfs), std::move(text),
+    return Bundle{std::move(dir), std::move(rootfs), std::move(*tree),
                   ContainerConfig{id, std::move(*spec), std::move(husk), std::nullopt}};
 }
 
 Result<std::string> settle_config(Bundle& bundle) {
     spec::Spec& spec = bundle.config.spec;
     spec.annotations = spec::annotations_of(std::move(spec.annotations), bundle.config.husk);
-    return spec::config_with_annotations(bundle.config_text, spec.annotations);
+    return spec::config_with_annotations(bundle.config_tree, spec.annotations);
 }
 
 }  // namespace husk::container

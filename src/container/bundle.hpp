@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "base/json_tree.hpp"
 #include "container/config.hpp"
 #include "husk/container.hpp"
 
@@ -12,7 +13,7 @@ namespace husk::container {
 struct Bundle {
     std::string dir;          // absolute
     std::string rootfs;       // absolute, symlinks resolved
-    std::string config_text;  // the file or the in-memory config, as read
+    JsonTree config_tree;     // the file or the in-memory config, as read and parsed
     ContainerConfig config;
 };
 

@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
-#include <yajl/yajl_tree.h>
 
 #include <cerrno>
 #include <climits>
@@ -13,7 +12,7 @@
 #include <string>
 
 #include "base/fs.hpp"
-#include "base/json_tree.hpp"
+#include "base/json_reader.hpp"
 #include "base/unix_socket.hpp"
 #include "husk/container.hpp"
 #include "shim/paths.hpp"
@@ -31,9 +30,8 @@ std::string task_group(const std::string& id) {
     auto tree = parse_json_tree(*text);
     if (!tree) return id;
     for (const char* key : {"io.kubernetes.cri.sandbox-id", "io.containerd.runc.v2.group"}) {
-        const char* path[] = {"annotations", key, nullptr};
-        yajl_val value = yajl_tree_get(tree->get(), path, yajl_t_string);
-        if (value && YAJL_GET_STRING(value) && *YAJL_GET_STRING(value)) return YAJL_GET_STRING(value);
+        JsonRef value = tree->get().get("annotations").get(key);
+        if (value.is_string() && !value.text().empty()) return std::string(value.text());
     }
     return id;
 }
@@ -127,9 +125,7 @@ Result<void> remove_action(const ShimArgs& args) {
         // Init's pid as the state tells it while the container still runs (a stopped one reports none).
         if (auto state = container_state_json(runtime, *id)) {
             if (auto tree = parse_json_tree(*state)) {
-                const char* path[] = {"pid", nullptr};
-                if (yajl_val pid = yajl_tree_get(tree->get(), path, yajl_t_number); pid && YAJL_IS_INTEGER(pid))
-                    response.pid = static_cast<std::uint32_t>(YAJL_GET_INTEGER(pid));
+                if (auto pid = json::Node(tree->get().get("pid"), "pid").as<std::uint32_t>()) response.pid = *pid;
             }
         }
         (void)delete_container(runtime, *id, true);

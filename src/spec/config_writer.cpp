@@ -1,33 +1,31 @@
 #include "spec/config_writer.hpp"
 
-#include <yajl/yajl_tree.h>
-
 #include "base/json_tree.hpp"
 
 namespace husk::spec {
 namespace {
 
-// One value of a parsed tree as it was: yajl keeps each number's text, and members in document order.
-void write_value(JsonWriter& out, yajl_val value) {
-    if (YAJL_IS_OBJECT(value)) {
-        out.begin_object();
-        for (std::size_t i = 0; i < value->u.object.len; ++i) {
-            out.key(value->u.object.keys[i]);
-            write_value(out, value->u.object.values[i]);
-        }
-        out.end_object();
-    } else if (YAJL_IS_ARRAY(value)) {
-        out.begin_array();
-        for (std::size_t i = 0; i < value->u.array.len; ++i) write_value(out, value->u.array.values[i]);
-        out.end_array();
-    } else if (YAJL_IS_STRING(value)) {
-        out.string(value->u.string);
-    } else if (YAJL_IS_NUMBER(value)) {
-        out.raw(value->u.number.r);
-    } else if (YAJL_IS_TRUE(value) || YAJL_IS_FALSE(value)) {
-        out.boolean(YAJL_IS_TRUE(value));
-    } else {
-        out.null();
+// One value of a parsed tree as it was: the tree keeps each number's text, and members in document order.
+void write_value(JsonWriter& out, JsonRef value) {
+    switch (value.type()) {
+        case JsonType::object:
+            out.begin_object();
+            for (std::size_t i = 0; i < value.size(); ++i) {
+                out.key(value.key(i));
+                write_value(out, value.member(i));
+            }
+            out.end_object();
+            break;
+        case JsonType::array:
+            out.begin_array();
+            for (std::size_t i = 0; i < value.size(); ++i) write_value(out, value.element(i));
+            out.end_array();
+            break;
+        case JsonType::string: out.string(value.text()); break;
+        case JsonType::number: out.raw(value.text()); break;
+        case JsonType::boolean_true: out.boolean(true); break;
+        case JsonType::boolean_false: out.boolean(false); break;
+        case JsonType::null: out.null(); break;
     }
 }
 
@@ -39,25 +37,24 @@ void write_annotations(JsonWriter& out, const std::map<std::string, std::string>
 
 }  // namespace
 
-Result<std::string> config_with_annotations(std::string_view config_text,
+Result<std::string> config_with_annotations(const JsonTree& config,
                                             const std::map<std::string, std::string>& annotations) {
-    JsonTree tree = TRY(parse_json_tree(config_text));
-    yajl_val top = tree.get();
-    if (!YAJL_IS_OBJECT(top)) return fail_msg("(top level): expected an object");
+    JsonRef top = config.get();
+    if (!top.is_object()) return fail_msg("(top level): expected an object");
     // On duplicate keys parse_config reads the last (json_reader.hpp): the annotations go there, and the others,
     // which would only contradict them, are left out.
-    std::size_t last = top->u.object.len;
-    for (std::size_t i = 0; i < top->u.object.len; ++i)
-        if (std::string_view(top->u.object.keys[i]) == "annotations") last = i;
+    std::size_t last = top.size();
+    for (std::size_t i = 0; i < top.size(); ++i)
+        if (top.key(i) == "annotations") last = i;
     JsonWriter out;
     out.begin_object();
-    for (std::size_t i = 0; i < top->u.object.len; ++i) {
+    for (std::size_t i = 0; i < top.size(); ++i) {
         if (i == last) write_annotations(out, annotations);
-        if (std::string_view(top->u.object.keys[i]) == "annotations") continue;
-        out.key(top->u.object.keys[i]);
-        write_value(out, top->u.object.values[i]);
+        if (top.key(i) == "annotations") continue;
+        out.key(top.key(i));
+        write_value(out, top.member(i));
     }
-    if (last == top->u.object.len) write_annotations(out, annotations);
+    if (last == top.size()) write_annotations(out, annotations);
     out.end_object();
     return out.str();
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/json_tree.hpp"
 #include "base/json_writer.hpp"
 #include "husk/error.hpp"
 
@@ -35,7 +36,8 @@ inline void write_mount(JsonWriter& out, std::string_view destination, std::stri
 
 // The config with its top-level "annotations" replaced by `annotations` (added at the end when it had none): every
 // other member as it was written, in its place, numbers in their own digits. Compact.
-Result<std::string> config_with_annotations(std::string_view config_text,
+// The config's parsed tree (base/json_tree.hpp) in, its text out.
+Result<std::string> config_with_annotations(const JsonTree& config,
                                             const std::map<std::string, std::string>& annotations);
 
 }  // namespace husk::spec

@@ -5,7 +5,14 @@
 #include "spec/parse.hpp"
 #include "spec/test_configs.hpp"
 
-using husk::spec::config_with_annotations;
+namespace {
+
+// The text in, the text out.
+husk::Result<std::string> config_with_annotations(std::string_view text, const std::map<std::string, std::string>& annotations) {
+    return husk::spec::config_with_annotations(TRY(husk::parse_json_tree(text)), annotations);
+}
+
+}  // namespace
 
 TEST_CASE("the effective config replaces the annotations and keeps every other member as written", "[spec]") {
     auto text = config_with_annotations(

@@ -92,8 +92,9 @@ void note_unsupported(const Node& node, std::vector<std::string>& unsupported) {
 
 }  // namespace detail
 
-Result<Spec> parse_config(std::string_view json) {
-    json::Tree tree = TRY(json::parse_tree(json));
+Result<Spec> parse_config(std::string_view json) { return parse_config(TRY(json::parse_tree(json))); }
+
+Result<Spec> parse_config(const JsonTree& tree) {
     Spec spec;
     TRY(parse_spec(Node(tree.get(), ""), spec));
     return spec;

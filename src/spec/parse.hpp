@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/json_tree.hpp"
 #include "husk/error.hpp"
 #include "husk/spec.hpp"
 
@@ -14,6 +15,8 @@ namespace husk::spec {
 // Errors: "invalid JSON: <yajl's message>" or "<json path>: expected a string" and the like.
 // Unknown properties are ignored, as config.md "Extensibility" requires.
 Result<Spec> parse_config(std::string_view json);
+// The same for a document parsed already (create keeps the tree to write the config it stores).
+Result<Spec> parse_config(const JsonTree& tree);
 
 // A lone process object, as `exec --process process.json` receives it; paths are relative to it
 // ("args[0]: expected a string"). Unsupported features are appended to `unsupported`.
