@@ -1,54 +1,115 @@
 #include "base/json_writer.hpp"
 
-#include <string>
+#include <charconv>
 
 namespace husk {
 
-JsonWriter::JsonWriter(Style style) : gen_(yajl_gen_alloc(nullptr)) {
-    if (style == Style::pretty) {
-        yajl_gen_config(gen_.get(), yajl_gen_beautify, 1);
-        yajl_gen_config(gen_.get(), yajl_gen_indent_string, "\t");
+void JsonWriter::separate() {
+    State state = states_.back();
+    if (state == State::map_key || state == State::in_array) {
+        out_ += pretty_ ? ",\n" : ",";
+    } else if (state == State::map_val) {
+        out_ += pretty_ ? ": " : ":";
     }
 }
 
-JsonWriter& JsonWriter::begin_object() { yajl_gen_map_open(gen_.get()); return *this; }
-JsonWriter& JsonWriter::end_object() { yajl_gen_map_close(gen_.get()); return *this; }
-JsonWriter& JsonWriter::begin_array() { yajl_gen_array_open(gen_.get()); return *this; }
-JsonWriter& JsonWriter::end_array() { yajl_gen_array_close(gen_.get()); return *this; }
+void JsonWriter::indent() {
+    if (!pretty_ || states_.back() == State::map_val) return;
+    out_.append(states_.size() - 1, '\t');
+}
 
-JsonWriter& JsonWriter::key(std::string_view name) { return string(name); }
+void JsonWriter::appended() {
+    State& state = states_.back();
+    switch (state) {
+        case State::start: state = State::complete; break;
+        case State::map_start:
+        case State::map_key: state = State::map_val; break;
+        case State::array_start: state = State::in_array; break;
+        case State::map_val: state = State::map_key; break;
+        default: break;
+    }
+}
+
+void JsonWriter::final_newline() {
+    if (pretty_ && states_.back() == State::complete) out_ += '\n';
+}
+
+JsonWriter& JsonWriter::open(State state, char bracket) {
+    if (!writable() || expects_key()) return *this;
+    separate();
+    indent();
+    states_.push_back(state);
+    out_ += bracket;
+    if (pretty_) out_ += '\n';
+    return *this;
+}
+
+JsonWriter& JsonWriter::close(char bracket) {
+    if (!writable() || states_.size() < 2) return *this;
+    states_.pop_back();
+    if (pretty_) out_ += '\n';
+    appended();
+    indent();
+    out_ += bracket;
+    final_newline();
+    return *this;
+}
+
+JsonWriter& JsonWriter::atom(std::string_view text) {
+    if (!writable() || expects_key()) return *this;
+    separate();
+    indent();
+    out_ += text;
+    appended();
+    final_newline();
+    return *this;
+}
 
 JsonWriter& JsonWriter::string(std::string_view value) {
-    yajl_gen_string(gen_.get(), reinterpret_cast<const unsigned char*>(value.data()), value.size());
+    if (!writable()) return *this;
+    separate();
+    indent();
+    out_ += '"';
+    // Escaped as yajl_gen escaped: the two JSON must-escapes, the short forms of five control characters, \u00XX
+    // for the other controls; '/' and everything from 0x7f up as they are.
+    static constexpr char hex[] = "0123456789ABCDEF";
+    std::size_t plain = 0;
+    for (std::size_t i = 0; i < value.size(); ++i) {
+        auto c = static_cast<unsigned char>(value[i]);
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        out_.append(value.data() + plain, i - plain);
+        plain = i + 1;
+        switch (c) {
+            case '"': out_ += "\\\""; break;
+            case '\\': out_ += "\\\\"; break;
+            case '\b': out_ += "\\b"; break;
+            case '\f': out_ += "\\f"; break;
+            case '\n': out_ += "\\n"; break;
+            case '\r': out_ += "\\r"; break;
+            case '\t': out_ += "\\t"; break;
+            default:
+                out_ += "\\u00";
+                out_ += hex[c >> 4];
+                out_ += hex[c & 0xf];
+        }
+    }
+    out_.append(value.data() + plain, value.size() - plain);
+    out_ += '"';
+    appended();
+    final_newline();
     return *this;
 }
 
 JsonWriter& JsonWriter::integer(std::int64_t value) {
-    yajl_gen_integer(gen_.get(), value);
-    return *this;
+    char text[24];
+    auto end = std::to_chars(text, text + sizeof text, value).ptr;
+    return atom(std::string_view(text, static_cast<std::size_t>(end - text)));
 }
 
 JsonWriter& JsonWriter::unsigned_integer(std::uint64_t value) {
-    // yajl_gen_integer takes long long; values above INT64_MAX are written as number text.
-    std::string text = std::to_string(value);
-    yajl_gen_number(gen_.get(), text.data(), text.size());
-    return *this;
-}
-
-JsonWriter& JsonWriter::boolean(bool value) { yajl_gen_bool(gen_.get(), value ? 1 : 0); return *this; }
-JsonWriter& JsonWriter::null() { yajl_gen_null(gen_.get()); return *this; }
-
-JsonWriter& JsonWriter::raw(std::string_view json) {
-    // yajl_gen_number emits its argument unescaped, which is what a pre-encoded value needs.
-    yajl_gen_number(gen_.get(), json.data(), json.size());
-    return *this;
-}
-
-std::string JsonWriter::str() const {
-    const unsigned char* buffer = nullptr;
-    size_t length = 0;
-    yajl_gen_get_buf(gen_.get(), &buffer, &length);
-    return std::string(reinterpret_cast<const char*>(buffer), length);
+    char text[24];
+    auto end = std::to_chars(text, text + sizeof text, value).ptr;
+    return atom(std::string_view(text, static_cast<std::size_t>(end - text)));
 }
 
 }  // namespace husk
