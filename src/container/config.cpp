@@ -5,17 +5,41 @@
 #include "spec/parse.hpp"
 #include "spec/validate.hpp"
 
+#include <optional>
+#include <string>
+
 namespace husk::container {
+namespace {
+
+// The last config this thread parsed and validated, with its text: `husk run` reads its container's config in
+// start (the poststart hooks) and again in delete (the poststop hooks, the tenant), and the same bytes give the
+// same value. The file is read every time; only an identical text is not parsed again.
+struct Parsed {
+    std::string text;
+    spec::Spec spec;
+    spec::HuskSettings husk;
+};
+thread_local std::optional<Parsed> last_parsed;
+
+}  // namespace
+
+void remember_config(std::string text, const ContainerConfig& config) {
+    last_parsed = Parsed{std::move(text), config.spec, config.husk};
+}
 
 Result<ContainerConfig> read_config(const state::StateDir& dir, const state::Record& record) {
     const std::string path = dir.file(state::StateDir::config);
     std::string text = TRY(read_file_at(dir.fd(), state::StateDir::config, max_json_bytes));
-    auto spec = spec::parse_config(text);
-    if (!spec) return fail(spec.error().context(path));
-    auto husk = spec::validate(*spec);
-    if (!husk) return fail(husk.error().context(path));
+    if (!last_parsed || last_parsed->text != text) {
+        last_parsed.reset();
+        auto spec = spec::parse_config(text);
+        if (!spec) return fail(spec.error().context(path));
+        auto husk = spec::validate(*spec);
+        if (!husk) return fail(husk.error().context(path));
+        last_parsed = Parsed{std::move(text), std::move(*spec), std::move(*husk)};
+    }
     ContainerId id = TRY(ContainerId::parse(record.id));
-    return ContainerConfig{std::move(id), std::move(*spec), std::move(*husk), cgroup_of(record)};
+    return ContainerConfig{std::move(id), last_parsed->spec, last_parsed->husk, cgroup_of(record)};
 }
 
 }  // namespace husk::container

@@ -26,7 +26,15 @@ struct ContainerConfig {
 
 // The state dir's config.json, parsed and validated again (a file changed since create is refused, not
 // trusted), with the container's cgroup from its record.
+// The last config a thread read is kept with its text, and an identical text is not parsed again (`husk run`
+// reads it in start and in delete).
 Result<ContainerConfig> read_config(const state::StateDir& dir, const state::Record& record);
+
+// What create knows already, for read_config in the same process: `text`, the config.json it stored, parses and
+// validates to `config`. The stored text is the bundle's with only its annotations rewritten
+// (spec::config_with_annotations), and those come from config.husk by spec::annotations_of, whose settings read
+// back as they were written (spec/settings_test.cpp); every other member is parsed from the same JSON.
+void remember_config(std::string text, const ContainerConfig& config);
 
 // The container's cgroup as its record names it. state.json keeps the location as two strings (cgroupMount,
 // cgroupPath: a public format, and state/ does not know the cgroup module); the verbs act on it as one value.

@@ -161,6 +161,7 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Con
     launch.dir.emplace(TRY(state::StateDir::create(runtime.root, id, &r)));
     trace::mark("state dir");
     TRY(write_file_atomic(launch.dir->fd(), state::StateDir::config, stored_config));
+    remember_config(stored_config, config);
     // Present while every kill request is in state.json; `kill` unlinks it when it cannot record one (a full
     // state filesystem), which needs no space, and the monitor then does not claim who sent the signal.
     TRY(open_fd_at(launch.dir->fd(), state::StateDir::kills_recorded, O_RDONLY | O_CREAT | O_EXCL, 0600));
