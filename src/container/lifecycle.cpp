@@ -1,4 +1,4 @@
-// start, state, kill, delete, list: the verbs that act on an existing container through its state dir.
+// start, state, kill, delete, pause, resume, ps: the verbs that act on an existing container through its state dir.
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/ioctl.h>
@@ -351,33 +351,6 @@ Result<std::vector<pid_t>> container_pids(const Runtime& runtime, const Containe
     if (!cgroup)
         return fail_msg("ps needs the container's cgroup, and this container has none (--cgroup-manager disabled)");
     return cgroup::read_all_procs(*cgroup);
-}
-
-std::vector<ContainerSummary> list_containers(const Runtime& runtime) {
-    std::vector<ContainerSummary> out;
-    auto root = open_fd(runtime.root, O_RDONLY | O_DIRECTORY);
-    const int root_fd = root ? root->get() : AT_FDCWD;
-    for (const auto& id : state::list_ids(runtime.root)) {
-        auto dir = state::StateDir::open_unlocked(runtime.root, id, root_fd);
-        if (!dir) continue;
-        std::optional<state::Record> record;
-        if (auto r = dir->read_record()) record = std::move(*r);
-        Observed observed = container::observe(*dir, record);
-        ContainerSummary s{.id = id, .pid = observed.pid, .status = container::status_name(observed.status),
-                           .bundle = record ? record->bundle : "", .created = record ? record->created : "",
-                           .owner = record ? record->owner : ""};
-        out.push_back(std::move(s));
-    }
-    return out;
-}
-
-std::vector<ContainerId> list_container_ids(const Runtime& runtime) {
-    std::vector<ContainerId> out;
-    auto root = open_fd(runtime.root, O_RDONLY | O_DIRECTORY);
-    const int root_fd = root ? root->get() : AT_FDCWD;
-    for (const auto& id : state::list_ids(runtime.root))
-        if (state::StateDir::open_unlocked(runtime.root, id, root_fd)) out.push_back(id);
-    return out;
 }
 
 }  // namespace husk

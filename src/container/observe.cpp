@@ -27,24 +27,32 @@ bool creator_alive(const state::Record& record) {
            state::open_live_pidfd(record.creator_pid, record.creator_start_time, record.boot_id).has_value();
 }
 
+std::optional<Observed> observe_record(const state::Record& record) {
+    // Create has not committed: `creating` while its process lives; once it is gone, what it left is stopped
+    // (whatever still runs is killed by delete, which a stopped container accepts, with or without --force).
+    if (record.creator_pid != 0) return Observed{creator_alive(record) ? Status::creating : Status::stopped, 0};
+    if (!state::open_live_pidfd(record.pid, record.pid_start_time, record.boot_id))
+        return Observed{Status::stopped, 0};
+    return std::nullopt;
+}
+
+Observed observe_live(const state::StateDir& dir, const state::Record& record) {
+    if (::faccessat(dir.fd(), state::StateDir::exec_fifo, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+        return Observed{Status::created, record.pid};
+    if (auto cgroup = cgroup_of(record)) {
+        auto frozen = cgroup::is_frozen(*cgroup);
+        if (frozen && *frozen) return Observed{Status::paused, record.pid};
+    }
+    return Observed{Status::running, record.pid};
+}
+
 Observed observe(const state::StateDir& dir, const std::optional<state::Record>& record) {
     if (!record) {
         // No record yet: a create in progress holds the lock; otherwise it died half-way.
         return Observed{dir.locked_by_other() ? Status::creating : Status::stopped, 0};
     }
-    // Create has not committed: `creating` while its process lives; once it is gone, what it left is stopped
-    // (whatever still runs is killed by delete, which a stopped container accepts, with or without --force).
-    if (record->creator_pid != 0)
-        return Observed{creator_alive(*record) ? Status::creating : Status::stopped, 0};
-    auto pidfd = state::open_live_pidfd(record->pid, record->pid_start_time, record->boot_id);
-    if (!pidfd) return Observed{Status::stopped, 0};
-    if (::faccessat(dir.fd(), state::StateDir::exec_fifo, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
-        return Observed{Status::created, record->pid};
-    if (auto cgroup = cgroup_of(*record)) {
-        auto frozen = cgroup::is_frozen(*cgroup);
-        if (frozen && *frozen) return Observed{Status::paused, record->pid};
-    }
-    return Observed{Status::running, record->pid};
+    if (auto settled = observe_record(*record)) return *settled;
+    return observe_live(dir, *record);
 }
 
 bool orphaned(const state::StateDir& dir, const state::Record& record) {

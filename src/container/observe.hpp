@@ -27,6 +27,11 @@ struct Observed {
 bool creator_alive(const state::Record& record);
 
 Observed observe(const state::StateDir& dir, const std::optional<state::Record>& record);
+// observe() of a record in its two halves, for a reader that opens the state dir only when it must (`list`):
+// what the record and /proc settle (creating, stopped), nothing while init lives; then, init alive, what the
+// state dir and the cgroup say (created, paused, running).
+std::optional<Observed> observe_record(const state::Record& record);
+Observed observe_live(const state::StateDir& dir, const state::Record& record);
 
 // Whether nobody will ever finish this container but `husk gc`: it is stopped, its monitor is gone (nobody is about
 // to record a verdict or delete it), and its owner is gone (the process that ran `husk create`/`husk run`, by pid

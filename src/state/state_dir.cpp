@@ -22,8 +22,8 @@
 namespace husk::state {
 namespace {
 
-constexpr const char* lock_name = "lock";
-constexpr const char* record_name = "state.json";
+constexpr const char* lock_name = StateDir::lock_file;
+constexpr const char* record_name = StateDir::record_file;
 
 Result<void> remove_entries(int dirfd, const std::string& path) {
     int err = 0;

@@ -51,6 +51,10 @@ public:
     const std::string& path() const { return path_; }
     std::string file(const char* name) const { return path_ + "/" + name; }
 
+    // flock's target, there from the moment <id> is: a directory without it is no container.
+    static constexpr const char* lock_file = "lock";
+    // The record (record.hpp).
+    static constexpr const char* record_file = "state.json";
     static constexpr const char* exec_fifo = "exec.fifo";
     // The container's effective config (docs/ARCHITECTURE.md, "The effective config"), written by create.
     static constexpr const char* config = "config.json";
