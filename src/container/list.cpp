@@ -3,6 +3,7 @@
 #include <fcntl.h>
 
 #include <optional>
+#include <utility>
 
 #include "base/fs.hpp"
 #include "container/observe.hpp"
@@ -15,24 +16,26 @@ namespace {
 
 using container::Observed;
 
-ContainerSummary summary(const ContainerId& id, const Observed& observed, const std::optional<state::Record>& record) {
-    return ContainerSummary{.id = id, .pid = observed.pid, .status = container::status_name(observed.status),
-                            .bundle = record ? record->bundle : "", .created = record ? record->created : "",
-                            .owner = record ? record->owner : ""};
+// The record is the caller's to drop: its strings move.
+ContainerSummary summary(const ContainerId& id, const Observed& observed, std::optional<state::Record>&& record) {
+    if (!record) return ContainerSummary{id, observed.pid, container::status_name(observed.status), "", "", ""};
+    return ContainerSummary{id, observed.pid, container::status_name(observed.status), std::move(record->bundle),
+                            std::move(record->created), std::move(record->owner)};
 }
 
 // One container, or nothing when it is not one any more (or never was: no lock file, a symlink). A container
 // created or deleted meanwhile reads as whatever part of it is there, never as an error.
 std::optional<ContainerSummary> list_one(const std::string& root_path, state::StateRoot* root, const ContainerId& id) {
-    // The usual case, a plain record: one read, its lock file checked, and for a stopped container nothing
-    // else (its init's pid no longer names it).
+    // The usual case, a plain record: one read, its lock file checked, and for a stopped container only the
+    // check that its init's pid no longer names it (pid + start time + boot id, pidfd_open).
     if (root != nullptr) {
         if (auto record = root->read_plain_record(id)) {
             if (!root->has_lock(id)) return std::nullopt;
-            if (auto settled = container::observe_record(*record)) return summary(id, *settled, record);
+            if (auto settled = container::observe_record(*record)) return summary(id, *settled, std::move(record));
             auto dir = state::StateDir::open_unlocked(root_path, id, root->fd());
             if (!dir) return std::nullopt;
-            return summary(id, container::observe_live(*dir, *record), record);
+            const Observed observed = container::observe_live(*dir, *record);
+            return summary(id, observed, std::move(record));
         }
     }
     // Anything else (no record yet, a symlink, a corrupt record) as StateDir reads it.
@@ -40,7 +43,8 @@ std::optional<ContainerSummary> list_one(const std::string& root_path, state::St
     if (!dir) return std::nullopt;
     std::optional<state::Record> record;
     if (auto r = dir->read_record()) record = std::move(*r);
-    return summary(id, container::observe(*dir, record), record);
+    const Observed observed = container::observe(*dir, record);
+    return summary(id, observed, std::move(record));
 }
 
 }  // namespace
