@@ -8,7 +8,9 @@ namespace husk::json {
 namespace {
 
 std::string child_path(const std::string& parent, std::string_view key) {
-    std::string path = parent;
+    std::string path;
+    path.reserve(parent.size() + 1 + key.size());
+    path += parent;
     if (!path.empty()) path += '.';
     path += key;
     return path;
@@ -23,10 +25,10 @@ bool Node::has_content() const {
     return true;
 }
 
-Node Node::field(std::string_view key) const {
-    // The last occurrence wins on duplicate keys, as with Go's encoding/json which runc uses.
-    return Node(value_.get(key), child_path(path_, key));
-}
+std::string Node::path() const { return parent_ != nullptr ? child_path(parent_->path(), key_) : path_; }
+
+// The last occurrence wins on duplicate keys, as with Go's encoding/json which runc uses (JsonRef::get).
+Node Node::field(std::string_view key) const { return Node(value_.get(key), child_path(path(), key)); }
 
 Result<std::string> Node::as_string() const {
     if (!value_.is_string()) return fail(type_error("a string"));
@@ -42,8 +44,9 @@ Result<std::vector<Node>> Node::as_array() const {
     if (!value_.is_array()) return fail(type_error("an array"));
     std::vector<Node> elements;
     elements.reserve(value_.size());
+    const std::string path = this->path();
     for (size_t i = 0; i < value_.size(); ++i)
-        elements.emplace_back(value_.element(i), path_ + "[" + std::to_string(i) + "]");
+        elements.emplace_back(value_.element(i), path + "[" + std::to_string(i) + "]");
     return elements;
 }
 
@@ -51,8 +54,9 @@ Result<std::vector<std::pair<std::string, Node>>> Node::as_object() const {
     TRY(expect_object());
     std::vector<std::pair<std::string, Node>> members;
     members.reserve(value_.size());
+    const std::string path = this->path();
     for (size_t i = 0; i < value_.size(); ++i)
-        members.emplace_back(std::string(value_.key(i)), Node(value_.member(i), child_path(path_, value_.key(i))));
+        members.emplace_back(std::string(value_.key(i)), Node(value_.member(i), child_path(path, value_.key(i))));
     return members;
 }
 
@@ -83,7 +87,8 @@ Result<std::uint64_t> Node::as_uint64() const {
 }
 
 Error Node::error(std::string_view text) const {
-    std::string message = path_.empty() ? std::string("(top level)") : path_;
+    std::string message = path();
+    if (message.empty()) message = "(top level)";
     message += ": ";
     message += text;
     return Error::msg(message);

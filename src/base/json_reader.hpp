@@ -36,10 +36,13 @@ public:
     // Present and not an empty object, array or string: used to decide whether an unsupported feature
     // was actually requested.
     bool has_content() const;
-    const std::string& path() const { return path_; }
+    std::string path() const;
 
     // The property `key` of this object (absent when this is not an object or has no such key).
     Node field(std::string_view key) const;
+    // The same, its path built only when asked for (an error names it): for a property read and dropped while
+    // this node and `key` live (read_field), as most are, so reading one allocates nothing for its name.
+    Node field_read_at_once(std::string_view key) const { return Node(value_.get(key), this, key); }
 
     Result<std::string> as_string() const;
     Result<bool> as_bool() const;
@@ -76,8 +79,13 @@ private:
     Error out_of_range(std::size_t bits, bool is_signed) const;
     Error type_error(std::string_view expected) const;
 
+    Node(JsonRef value, const Node* parent, std::string_view key) : value_(value), parent_(parent), key_(key) {}
+
     JsonRef value_;
     std::string path_;
+    // field_read_at_once: the path is parent_'s path and key_.
+    const Node* parent_ = nullptr;
+    std::string_view key_;
 };
 
 // read(node, out): leaves `out` untouched when the node is absent, otherwise converts or fails.
@@ -115,7 +123,7 @@ Result<void> require(const Node& node);
 enum class Presence { optional, required };
 template <typename T>
 Result<void> read_field(const Node& parent, std::string_view key, T& out, Presence presence = Presence::optional) {
-    Node child = parent.field(key);
+    const Node child = parent.field_read_at_once(key);
     if (presence == Presence::required) TRY(require(child));
     return read(child, out);
 }

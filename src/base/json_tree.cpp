@@ -25,10 +25,10 @@ JsonRef JsonRef::member(std::size_t i) const {
 
 JsonRef JsonRef::get(std::string_view name) const {
     if (!is_object()) return {};
-    JsonRef found;
-    for (std::size_t i = 0; i < value_->length; ++i)
-        if (key(i) == name) found = member(i);
-    return found;
+    // The last occurrence wins: searched from the end, the first match is it.
+    for (std::size_t i = value_->length; i-- > 0;)
+        if (key(i) == name) return member(i);
+    return {};
 }
 
 // yajl's event parser feeds this; it builds the tree and stops at the first level too deep or string with a

@@ -1,5 +1,7 @@
 #include "base/json_tree.hpp"
 
+#include <yajl/yajl_tree.h>
+
 #include <catch2/catch.hpp>
 #include <string>
 
@@ -107,4 +109,59 @@ TEST_CASE("parse_json_tree counts only the brackets yajl sees", "[base]") {
     // "u0000" as plain text is no NUL; the escape still is, wherever it is.
     CHECK(parse_error(R"({"u0000":"u0000\\u0000"})") == "(parsed)");
     CHECK(parse_error(R"({"a":"x\\\u0000"})") == "a: the string contains a NUL character (\\u0000)");
+}
+
+namespace {
+
+// Whether husk's tree holds what yajl's own tree parser makes of the same text (which husk used before): the same
+// types, strings, numbers' text, members in the same order.
+bool same_tree(husk::JsonRef ours, yajl_val theirs) {
+    if (!ours || theirs == nullptr) return !ours && theirs == nullptr;
+    switch (ours.type()) {
+        case husk::JsonType::null: return YAJL_IS_NULL(theirs);
+        case husk::JsonType::boolean_true: return YAJL_IS_TRUE(theirs);
+        case husk::JsonType::boolean_false: return YAJL_IS_FALSE(theirs);
+        case husk::JsonType::string: return YAJL_IS_STRING(theirs) && ours.text() == theirs->u.string;
+        case husk::JsonType::number: return YAJL_IS_NUMBER(theirs) && ours.text() == theirs->u.number.r;
+        case husk::JsonType::array:
+            if (!YAJL_IS_ARRAY(theirs) || ours.size() != theirs->u.array.len) return false;
+            for (std::size_t i = 0; i < ours.size(); ++i)
+                if (!same_tree(ours.element(i), theirs->u.array.values[i])) return false;
+            return true;
+        case husk::JsonType::object:
+            if (!YAJL_IS_OBJECT(theirs) || ours.size() != theirs->u.object.len) return false;
+            for (std::size_t i = 0; i < ours.size(); ++i)
+                if (ours.key(i) != theirs->u.object.keys[i] || !same_tree(ours.member(i), theirs->u.object.values[i]))
+                    return false;
+            return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("parse_json_tree builds the tree yajl_tree_parse builds", "[base]") {
+    std::string many_members = "{";
+    for (int i = 0; i < 300; ++i)
+        many_members += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":[" + std::to_string(i) + "]";
+    many_members += "}";
+    const std::string documents[] = {
+        "{}", "[]", "null", "true", "false", "0", "-0", "\"top\"", "1.5", "-2.5e-3", "1E400", "-1e-400",
+        "9223372036854775807", "-9223372036854775808", "9223372036854775808", "18446744073709551616",
+        "[1,2.0,-3,4e2,\"5\",null,true,false,{},[]]", "[[[]],[{}],{\"a\":[[1],{\"b\":[]}]}]",
+        R"({"a":{"b":{"c":[{"d":"e"},{}]}},"a":2,"":"empty key","\u00e9\n\"\\":"\ud83d\ude00"})",
+        "/* lead */ {\"x\": [ // line\n 1 ]}", many_members,
+        R"({"id":"c","annotations":{},"pid":15387,"pidStartTime":5095553,"security":{"seccomp":"none"},)"
+        R"("exit":{"code":0,"usage":{"cpuUsec":1476}}})",
+    };
+    for (const std::string& text : documents) {
+        INFO(text);
+        auto tree = husk::parse_json_tree(text);
+        REQUIRE(tree);
+        char message[256];
+        yajl_val reference = yajl_tree_parse(text.c_str(), message, sizeof message);
+        REQUIRE(reference != nullptr);
+        CHECK(same_tree(tree->get(), reference));
+        yajl_tree_free(reference);
+    }
 }

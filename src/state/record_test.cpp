@@ -102,6 +102,9 @@ TEST_CASE("a record value of the wrong type is an error naming it, as in config.
     CHECK(error_of(R"({"annotations": {"a": 1}})") == "corrupt state.json: annotations.a: expected a string");
     CHECK(error_of(R"({"security": {"seccompResolved": [{"dropped": "x"}]}})") ==
           "corrupt state.json: security.seccompResolved[0].dropped: expected an array");
+    CHECK(error_of(R"({"security": {"seccompSkippedSyscalls": ["a", 2]}})") ==
+          "corrupt state.json: security.seccompSkippedSyscalls[1]: expected a string");
+    CHECK(error_of(R"({"cause": {"at": 3}})") == "corrupt state.json: cause.at: expected a string");
     // null is absent, as in config.json: what Go clients write for empty values.
     Record r = decode_record(R"({"id": "c1", "exit": null, "killRequests": null})").value();
     CHECK(r.id == "c1");
