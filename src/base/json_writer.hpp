@@ -15,7 +15,10 @@ namespace husk {
 class JsonWriter {
 public:
     enum class Style { compact, pretty };
-    explicit JsonWriter(Style style = Style::compact) : pretty_(style == Style::pretty) { states_.push_back(State::start); }
+    explicit JsonWriter(Style style = Style::compact) : pretty_(style == Style::pretty) {
+        states_.push_back(State::start);
+        out_.reserve(4096);  // a state record or a config: grown once, not ten times
+    }
 
     JsonWriter& begin_object() { return open(State::map_start, '{'); }
     JsonWriter& end_object() { return close('}'); }

@@ -57,7 +57,7 @@ struct Both {
             case 3: ours.raw("1.5e3"), yajl_gen_number(theirs.get(), "1.5e3", 5); break;
             case 4: {
                 std::string s;
-                for (unsigned n = random() % 12; n > 0; --n) s += static_cast<char>(random() % 256);
+                for (unsigned n = random() % 40; n > 0; --n) s += static_cast<char>(random() % 4 ? 32 + random() % 95 : random() % 256);
                 string(s);
                 break;
             }
