@@ -218,7 +218,8 @@ Result<std::vector<std::string>> start_container(const Runtime& runtime, const C
     if (!TRY(wait_for_exec(fifo->get())))
         return std::vector<std::string>{"the container's program was not executed (a startContainer hook or execve "
                                         "failed, see husk state): poststart hooks skipped"};
-    // A failure of a poststart hook is a warning.
+    // A failure of a poststart hook is a warning. The state they read is made only when there is one.
+    if (hooks.poststart.empty()) return std::vector<std::string>{};
     std::string state = container::oci_state_json(*c.record, "running", c.record->pid);
     auto outcome = hooks::run_hooks(hooks.poststart, state, "poststart", hooks::OnFailure::warn);
     if (!outcome) return std::unexpected(outcome.error());
@@ -305,14 +306,14 @@ Result<std::vector<std::string>> delete_container(const Runtime& runtime, const 
     std::vector<std::string> warnings;
     if (c.record) {
         // runtime.md: poststop hooks run after the container is deleted... their failures are warnings.
-        std::string state = container::oci_state_json(*c.record, "stopped", 0);
         std::optional<container::ContainerConfig> config = config_for_delete(c, warnings);
-        if (config) {
+        if (config && !config->spec.hooks.poststop.empty()) {
+            std::string state = container::oci_state_json(*c.record, "stopped", 0);
             auto outcome = hooks::run_hooks(config->spec.hooks.poststop, state, "poststop", hooks::OnFailure::warn);
             if (outcome) warnings.insert(warnings.end(), outcome->warnings.begin(), outcome->warnings.end());
-            // A tenant run whose monitor was lost is charged from its cgroup before the cgroup goes.
-            if (config->husk.tenant) container::charge_deleted(runtime.root, *config->husk.tenant, *c.record);
         }
+        // A tenant run whose monitor was lost is charged from its cgroup before the cgroup goes.
+        if (config && config->husk.tenant) container::charge_deleted(runtime.root, *config->husk.tenant, *c.record);
         if (auto cgroup = container::cgroup_of(*c.record)) {
             // Without a pid namespace, processes may outlive init; runc kills them too before removing.
             (void)cgroup::kill_all(*cgroup, SIGKILL);
