@@ -52,7 +52,8 @@ def main():
     total = 0
     with open(profile) as f:
         for line in f:
-            kind, exe, offset, count = line.split()
+            kind, rest = line.rstrip('\n').split(' ', 1)
+            exe, offset, count = rest.rsplit(' ', 2)
             if wanted is not None and exe not in wanted:
                 continue
             if wanted is None and exe != '/' and os.path.basename(exe) != base:
