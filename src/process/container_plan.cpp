@@ -90,6 +90,8 @@ Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOption
     plan.loopback = TRY(net::prepare_loopback());
     plan.create_container_hooks = TRY(hooks::prepare_child_hooks(spec.hooks.create_container, "createContainer"));
     plan.start_container_hooks = TRY(hooks::prepare_child_hooks(spec.hooks.start_container, "startContainer"));
+    plan.setup_hooks = !spec.hooks.prestart.empty() || !spec.hooks.create_runtime.empty() ||
+                       !spec.hooks.create_container.empty() || !spec.hooks.start_container.empty();
     plan.uts = ns::prepare_uts(spec);
     plan.workload = TRY(prepare_workload(spec, options.preserve_fds));
     // sysctl needs the namespaces opened above.

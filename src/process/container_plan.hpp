@@ -55,6 +55,10 @@ struct ContainerPlan {
     sysctl::SysctlPlan sysctl;
     hooks::ChildHooksPlan create_container_hooks;
     hooks::ChildHooksPlan start_container_hooks;
+    // Some prestart, createRuntime, createContainer or startContainer hook is configured: init then asks the
+    // parent to run the first two and send the state for the other two before pivot_root (child_main step 5).
+    // Without any, that round trip is left out.
+    bool setup_hooks = false;
     ns::UtsPlan uts;
     WorkloadPlan workload;
     // Landlock (enforce == false: none), seccomp (absent: no filter, also for an empty linux.seccomp) and what
