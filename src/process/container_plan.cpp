@@ -30,10 +30,11 @@ sysctl::JoinedNamespaces joined_for_sysctl(const ns::NamespacePlan& namespaces) 
 using SeccompResult = Result<std::optional<seccomp::SeccompPlan>>;
 
 // linux.seccomp compiled by libseccomp (absent: no filter).
-SeccompResult compile_seccomp(const spec::Spec& spec, bool seccomp_skip_unknown) {
+SeccompResult compile_seccomp(const spec::Spec& spec, bool seccomp_skip_unknown, const std::string& cache_root = {}) {
     if (!spec.linux || !spec.linux->seccomp) return std::optional<seccomp::SeccompPlan>{};
     seccomp::SeccompOptions seccomp_options;
     if (seccomp_skip_unknown) seccomp_options.unknown_syscalls = seccomp::UnknownSyscalls::skip_allowed;
+    seccomp_options.cache_root = cache_root;
     return TRY(seccomp::prepare_seccomp(*spec.linux->seccomp, seccomp_options));
 }
 
@@ -41,9 +42,12 @@ SeccompResult compile_seccomp(const spec::Spec& spec, bool seccomp_skip_unknown)
 // profile, docs/ARCHITECTURE.md "Starting fast") and needs nothing the other steps make, so it runs on a
 // thread of its own meanwhile, joined before prepare_container returns: clone3 always sees one thread. The
 // future's destructor joins it too, when a step returns early. The thread inherits the caller's signal mask.
-// Where no thread can be made (RLIMIT_NPROC), the compile runs when its result is asked for, as before.
-std::future<SeccompResult> start_seccomp(const spec::Spec& spec, bool seccomp_skip_unknown) {
-    auto compile = [&spec, seccomp_skip_unknown] { return compile_seccomp(spec, seccomp_skip_unknown); };
+// Where no thread can be made (RLIMIT_NPROC), the compile runs when its result is asked for, as before. With a
+// state root, a program compiled there before for the same profile is loaded instead (seccomp/cache.hpp).
+std::future<SeccompResult> start_seccomp(const spec::Spec& spec, const PlanOptions& options) {
+    auto compile = [&spec, &options] {
+        return compile_seccomp(spec, options.seccomp_skip_unknown, options.seccomp_cache_root);
+    };
     try {
         return std::async(std::launch::async, compile);
     } catch (const std::system_error&) {
@@ -75,7 +79,7 @@ Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOption
     // built when a TRY returns from the middle of one, so a refused capability leaked the prepared mounts and
     // the namespace fds (LeakSanitizer saw it at husk's exit).
     ContainerPlan plan;
-    std::future<SeccompResult> seccomp = start_seccomp(spec, options.seccomp_skip_unknown);
+    std::future<SeccompResult> seccomp = start_seccomp(spec, options);
     plan.namespaces = TRY(ns::prepare_namespaces(linux, options.rootless));
     plan.rootfs = TRY(mnt::prepare_rootfs(
         spec, options.rootfs,

@@ -35,6 +35,7 @@ struct PlanOptions {
     std::string cgroup2_mount{};        // mnt::RootfsOptions::cgroup2_mount
     bool rootless = false;              // husk runs without root (docs/rootless.md)
     std::optional<std::uint64_t> address_space{};  // run.husk.address-space: RLIMIT_AS of the container's process
+    std::string seccomp_cache_root{};   // seccomp::SeccompOptions::cache_root: the state root, or none
 };
 
 // The security steps both recipes share (docs/security.md, "Order in the container's init"): linux.seccomp compiled,
