@@ -6,10 +6,8 @@
 
 #include <cerrno>
 #include <cstring>
-#include <future>
 #include <memory>
 #include <string>
-#include <system_error>
 
 #include "init/sealed_init.hpp"
 
@@ -27,49 +25,6 @@ sysctl::JoinedNamespaces joined_for_sysctl(const ns::NamespacePlan& namespaces) 
     return joined;
 }
 
-using SeccompResult = Result<std::optional<seccomp::SeccompPlan>>;
-
-// linux.seccomp compiled by libseccomp (absent: no filter).
-SeccompResult compile_seccomp(const spec::Spec& spec, bool seccomp_skip_unknown, const std::string& cache_root = {}) {
-    if (!spec.linux || !spec.linux->seccomp) return std::optional<seccomp::SeccompPlan>{};
-    seccomp::SeccompOptions seccomp_options;
-    if (seccomp_skip_unknown) seccomp_options.unknown_syscalls = seccomp::UnknownSyscalls::skip_allowed;
-    seccomp_options.cache_root = cache_root;
-    return TRY(seccomp::prepare_seccomp(*spec.linux->seccomp, seccomp_options));
-}
-
-// libseccomp's compile is the longest step of preparing a container (about half of it for husk's default
-// profile, docs/ARCHITECTURE.md "Starting fast") and needs nothing the other steps make, so it runs on a
-// thread of its own meanwhile, joined before prepare_container returns: clone3 always sees one thread. The
-// future's destructor joins it too, when a step returns early. The thread inherits the caller's signal mask.
-// Where no thread can be made (RLIMIT_NPROC), the compile runs when its result is asked for, as before. With a
-// state root, a program compiled there before for the same profile is loaded instead (seccomp/cache.hpp).
-std::future<SeccompResult> start_seccomp(const spec::Spec& spec, const PlanOptions& options) {
-    auto compile = [&spec, &options] {
-        return compile_seccomp(spec, options.seccomp_skip_unknown, options.seccomp_cache_root);
-    };
-    try {
-        return std::async(std::launch::async, compile);
-    } catch (const std::system_error&) {
-        return std::async(std::launch::deferred, compile);
-    }
-}
-
-Result<Confinement> confinement_with(const spec::Spec& spec, std::optional<seccomp::SeccompPlan> seccomp,
-                                     const caps::CredentialsPlan& credentials) {
-    const spec::Process& process = *spec.process;
-    Confinement out;
-    out.seccomp = std::move(seccomp);
-    if (process.landlock) out.landlock = TRY(landlock::prepare_landlock(*process.landlock, TRY(landlock::probe_abi())));
-    out.apparmor = TRY(apparmor::prepare_apparmor(process.apparmor_profile));
-    out.expected.seccomp = out.seccomp.has_value();
-    out.expected.no_new_privs = process.no_new_privileges;
-    out.expected.landlock = out.landlock.enforce;
-    out.expected.cap_effective = credentials.sets.effective;
-    out.expected.cap_bounding = credentials.sets.bounding;
-    return out;
-}
-
 }  // namespace
 
 Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOptions& options) {
@@ -79,7 +34,6 @@ Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOption
     // built when a TRY returns from the middle of one, so a refused capability leaked the prepared mounts and
     // the namespace fds (LeakSanitizer saw it at husk's exit).
     ContainerPlan plan;
-    std::future<SeccompResult> seccomp = start_seccomp(spec, options);
     plan.namespaces = TRY(ns::prepare_namespaces(linux, options.rootless));
     plan.rootfs = TRY(mnt::prepare_rootfs(
         spec, options.rootfs,
@@ -98,8 +52,10 @@ Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOption
                        !spec.hooks.create_container.empty() || !spec.hooks.start_container.empty();
     plan.uts = ns::prepare_uts(spec);
     plan.workload = TRY(prepare_workload(spec, options.preserve_fds));
-    // sysctl needs the namespaces opened above.
+    // sysctl needs the namespaces opened above; prepare_confinement gives the confinement.
     plan.sysctl = TRY(sysctl::prepare_sysctl(linux.sysctl, joined_for_sysctl(plan.namespaces)));
+    plan.confinement = TRY(prepare_confinement(spec, options.seccomp_skip_unknown, plan.credentials,
+                                               options.seccomp_cache_root));
     if (options.husk_init) {
         plan.init = TRY(init::open_sealed_init());
         int report[2];
@@ -114,14 +70,27 @@ Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOption
         plan.init_argv = {const_cast<char*>("husk-init"), plan.init_report_arg.get(), const_cast<char*>("--")};
         plan.init_argv.insert(plan.init_argv.end(), plan.workload.argv.begin(), plan.workload.argv.end());  // with its NULL
     }
-    // Last, so that the compile overlaps every step above.
-    plan.confinement = TRY(confinement_with(spec, TRY(seccomp.get()), plan.credentials));
     return plan;
 }
 
 Result<Confinement> prepare_confinement(const spec::Spec& spec, bool seccomp_skip_unknown,
-                                        const caps::CredentialsPlan& credentials) {
-    return confinement_with(spec, TRY(compile_seccomp(spec, seccomp_skip_unknown)), credentials);
+                                        const caps::CredentialsPlan& credentials, const std::string& seccomp_cache_root) {
+    const spec::Process& process = *spec.process;
+    Confinement out;
+    if (spec.linux && spec.linux->seccomp) {
+        seccomp::SeccompOptions seccomp_options;
+        if (seccomp_skip_unknown) seccomp_options.unknown_syscalls = seccomp::UnknownSyscalls::skip_allowed;
+        seccomp_options.cache_root = seccomp_cache_root;
+        out.seccomp = TRY(seccomp::prepare_seccomp(*spec.linux->seccomp, seccomp_options));
+    }
+    if (process.landlock) out.landlock = TRY(landlock::prepare_landlock(*process.landlock, TRY(landlock::probe_abi())));
+    out.apparmor = TRY(apparmor::prepare_apparmor(process.apparmor_profile));
+    out.expected.seccomp = out.seccomp.has_value();
+    out.expected.no_new_privs = process.no_new_privileges;
+    out.expected.landlock = out.landlock.enforce;
+    out.expected.cap_effective = credentials.sets.effective;
+    out.expected.cap_bounding = credentials.sets.bounding;
+    return out;
 }
 
 }  // namespace husk::process

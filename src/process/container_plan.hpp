@@ -80,9 +80,12 @@ struct ContainerPlan {
 
 Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOptions& options);
 
-// The Confinement of a process with these credentials: create's init and `husk exec`'s process alike.
+// The Confinement of a process with these credentials: create's init and `husk exec`'s process alike. With a
+// state root, the seccomp program compiled there before for exactly this profile is loaded instead of
+// compiled again (seccomp/cache.hpp).
 Result<Confinement> prepare_confinement(const spec::Spec& spec, bool seccomp_skip_unknown,
-                                        const caps::CredentialsPlan& credentials);
+                                        const caps::CredentialsPlan& credentials,
+                                        const std::string& seccomp_cache_root = {});
 
 // The child's scratch space: received hook state JSON. Lives in the parent's memory before clone3, so the child
 // never allocates.
