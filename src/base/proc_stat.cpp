@@ -1,5 +1,7 @@
 #include "base/proc_stat.hpp"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -27,6 +29,18 @@ Result<ProcStat> read_proc_stat(pid_t pid) {
         ++cursor;
     }
     return stat;
+}
+
+// Keyed by the pid, so that a child forked from this process (which shares the cache) reads its own.
+Result<std::uint64_t> own_start_time() {
+    static pid_t cached_pid = 0;
+    static std::uint64_t cached = 0;
+    const pid_t self = ::getpid();
+    if (cached_pid != self) {
+        cached = TRY(read_proc_stat(self)).start_time;
+        cached_pid = self;
+    }
+    return cached;
 }
 
 }  // namespace husk

@@ -19,4 +19,8 @@ struct ProcStat {
 // ENOENT when the process is gone.
 Result<ProcStat> read_proc_stat(pid_t pid);
 
+// The calling process's start time (field 22 of its own stat), which never changes: read once per process (a
+// foreground run names itself as creator, monitor and owner of a pending delete).
+Result<std::uint64_t> own_start_time();
+
 }  // namespace husk

@@ -35,16 +35,17 @@ namespace {
 struct CgroupChoice {
     cgroup::Manager manager = cgroup::Manager::cgroupfs;
     std::string delegated;
+    std::optional<std::string> v2_mount{};  // when looked up already (without root): the cgroup2 mount, or ""
 };
 
 Result<CgroupChoice> choose_cgroup(const Runtime& runtime) {
     if (runtime.cgroup_manager == CgroupManager::disabled) return CgroupChoice{cgroup::Manager::disabled, {}};
     if (!runtime.rootless) return CgroupChoice{};
     auto mount = cgroup::find_v2_mount();
-    if (!mount) return CgroupChoice{cgroup::Manager::undelegated, {}};
+    if (!mount) return CgroupChoice{cgroup::Manager::undelegated, {}, std::string()};
     std::optional<std::string> delegated = TRY(cgroup::find_own_delegated_subtree(*mount));
-    if (!delegated) return CgroupChoice{cgroup::Manager::undelegated, {}};
-    return CgroupChoice{cgroup::Manager::cgroupfs, *delegated};
+    if (!delegated) return CgroupChoice{cgroup::Manager::undelegated, {}, *mount};
+    return CgroupChoice{cgroup::Manager::cgroupfs, *delegated, *mount};
 }
 
 }  // namespace
@@ -120,12 +121,13 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Con
     if (!cgroup_plan.disabled()) config.cgroup = cgroup_plan.location;
     // Without a cgroup manager, husk still knows where the hierarchy is, if there is one.
     std::string cgroup2_mount = cgroup_plan.location.mount;
-    if (cgroup2_mount.empty()) cgroup2_mount = cgroup::find_v2_mount().value_or(std::string());
+    if (cgroup2_mount.empty())
+        cgroup2_mount = cgroup_choice.v2_mount ? *cgroup_choice.v2_mount : cgroup::find_v2_mount().value_or(std::string());
     launch.plan = TRY(process::prepare_container(
         spec, process::PlanOptions{launch.bundle.rootfs, launch.bundle.dir, options.no_pivot, options.preserve_fds,
                                    husk.seccomp_skip_unknown.value_or(false), husk.init.value_or(false),
                                    husk.root_tmpfs.value_or(false), cgroup2_mount, runtime.rootless,
-                                   husk.address_space}));
+                                   husk.address_space, runtime.root}));
     warn_ambient_dropped(launch.plan.credentials, options.warn);
     launch.buffers = std::make_unique<process::ChildBuffers>();
     trace::mark("plans prepared");
@@ -145,7 +147,7 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Con
     r.annotations = spec.annotations;  // the effective config's, for the OCI state `husk state` prints
     r.boot_id = TRY(state::read_boot_id());
     r.creator_pid = ::getpid();
-    r.creator_start_time = TRY(read_proc_stat(r.creator_pid)).start_time;
+    r.creator_start_time = TRY(own_start_time());
     // The owner `husk gc` asks after; unknown (never collected) if it is gone already.
     if (auto caller = read_proc_stat(::getppid())) {
         r.caller_pid = ::getppid();
@@ -194,7 +196,7 @@ namespace {
 Result<state::Record> with_this_monitor(const Launch& launch) {
     state::Record r = launch.record;
     r.monitor_pid = ::getpid();
-    r.monitor_start_time = TRY(read_proc_stat(r.monitor_pid)).start_time;
+    r.monitor_start_time = TRY(own_start_time());
     return r;
 }
 
@@ -326,7 +328,8 @@ Result<void> record_created(Launch& launch, pid_t pid, pid_t monitor, const std:
     r.creator_pid = 0;  // committed: from now on the container is whole
     r.creator_start_time = 0;
     r.monitor_pid = monitor;
-    if (monitor > 0) r.monitor_start_time = TRY(read_proc_stat(monitor)).start_time;
+    if (monitor > 0)
+        r.monitor_start_time = monitor == ::getpid() ? TRY(own_start_time()) : TRY(read_proc_stat(monitor)).start_time;
     TRY(launch.dir->write_record(r));
     TRY(write_pid_file(pid_file, pid));
     return {};

@@ -126,7 +126,7 @@ constexpr std::string_view delete_pending = "delete-pending.";
 
 Result<std::string> own_pending_name() {
     return std::string(delete_pending) + std::to_string(::getpid()) + "." +
-           std::to_string(TRY(read_proc_stat(::getpid())).start_time);
+           std::to_string(TRY(own_start_time()));
 }
 
 // Whether a live delete other than this one waits on this container.

@@ -129,8 +129,9 @@ Error exec_husk_init(const ContainerPlan& plan) noexcept {
         step(sync, "rootfs", mnt::apply_mounts(plan.rootfs, held_rootfs.get(), mnt::TreeSource{request_bind_tree, &sync}));
     trace::mark("init: mounts", traced);
     // 5. prestart + createRuntime hooks run in the parent now (runtime.md "Lifecycle" steps 5-6); we get the
-    //    state JSON for our own hooks back, then run createContainer hooks before pivot_root.
-    const HookStates states = receive_hook_states(sync, buffers);
+    //    state JSON for our own hooks back, then run createContainer hooks before pivot_root. No hooks: no
+    //    round trip.
+    const HookStates states = plan.setup_hooks ? receive_hook_states(sync, buffers) : HookStates{};
     step(sync, "createContainer hook",
          hooks::apply_child_hooks(plan.create_container_hooks, states.creating, states.creating_length));
     // 6. pivot_root (or MS_MOVE + chroot with --no-pivot). Before it, while the host's /proc is ours (the container

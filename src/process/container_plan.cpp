@@ -48,11 +48,14 @@ Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOption
     plan.loopback = TRY(net::prepare_loopback());
     plan.create_container_hooks = TRY(hooks::prepare_child_hooks(spec.hooks.create_container, "createContainer"));
     plan.start_container_hooks = TRY(hooks::prepare_child_hooks(spec.hooks.start_container, "startContainer"));
+    plan.setup_hooks = !spec.hooks.prestart.empty() || !spec.hooks.create_runtime.empty() ||
+                       !spec.hooks.create_container.empty() || !spec.hooks.start_container.empty();
     plan.uts = ns::prepare_uts(spec);
     plan.workload = TRY(prepare_workload(spec, options.preserve_fds));
     // sysctl needs the namespaces opened above; prepare_confinement gives the confinement.
     plan.sysctl = TRY(sysctl::prepare_sysctl(linux.sysctl, joined_for_sysctl(plan.namespaces)));
-    plan.confinement = TRY(prepare_confinement(spec, options.seccomp_skip_unknown, plan.credentials));
+    plan.confinement = TRY(prepare_confinement(spec, options.seccomp_skip_unknown, plan.credentials,
+                                               options.seccomp_cache_root));
     if (options.husk_init) {
         plan.init = TRY(init::open_sealed_init());
         int report[2];
@@ -71,12 +74,13 @@ Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOption
 }
 
 Result<Confinement> prepare_confinement(const spec::Spec& spec, bool seccomp_skip_unknown,
-                                        const caps::CredentialsPlan& credentials) {
+                                        const caps::CredentialsPlan& credentials, const std::string& seccomp_cache_root) {
     const spec::Process& process = *spec.process;
     Confinement out;
     if (spec.linux && spec.linux->seccomp) {
         seccomp::SeccompOptions seccomp_options;
         if (seccomp_skip_unknown) seccomp_options.unknown_syscalls = seccomp::UnknownSyscalls::skip_allowed;
+        seccomp_options.cache_root = seccomp_cache_root;
         out.seccomp = TRY(seccomp::prepare_seccomp(*spec.linux->seccomp, seccomp_options));
     }
     if (process.landlock) out.landlock = TRY(landlock::prepare_landlock(*process.landlock, TRY(landlock::probe_abi())));

@@ -35,6 +35,7 @@ struct PlanOptions {
     std::string cgroup2_mount{};        // mnt::RootfsOptions::cgroup2_mount
     bool rootless = false;              // husk runs without root (docs/rootless.md)
     std::optional<std::uint64_t> address_space{};  // run.husk.address-space: RLIMIT_AS of the container's process
+    std::string seccomp_cache_root{};   // seccomp::SeccompOptions::cache_root: the state root, or none
 };
 
 // The security steps both recipes share (docs/security.md, "Order in the container's init"): linux.seccomp compiled,
@@ -55,6 +56,10 @@ struct ContainerPlan {
     sysctl::SysctlPlan sysctl;
     hooks::ChildHooksPlan create_container_hooks;
     hooks::ChildHooksPlan start_container_hooks;
+    // Some prestart, createRuntime, createContainer or startContainer hook is configured: init then asks the
+    // parent to run the first two and send the state for the other two before pivot_root (child_main step 5).
+    // Without any, that round trip is left out.
+    bool setup_hooks = false;
     ns::UtsPlan uts;
     WorkloadPlan workload;
     // Landlock (enforce == false: none), seccomp (absent: no filter, also for an empty linux.seccomp) and what
@@ -75,9 +80,12 @@ struct ContainerPlan {
 
 Result<ContainerPlan> prepare_container(const spec::Spec& spec, const PlanOptions& options);
 
-// The Confinement of a process with these credentials: create's init and `husk exec`'s process alike.
+// The Confinement of a process with these credentials: create's init and `husk exec`'s process alike. With a
+// state root, the seccomp program compiled there before for exactly this profile is loaded instead of
+// compiled again (seccomp/cache.hpp).
 Result<Confinement> prepare_confinement(const spec::Spec& spec, bool seccomp_skip_unknown,
-                                        const caps::CredentialsPlan& credentials);
+                                        const caps::CredentialsPlan& credentials,
+                                        const std::string& seccomp_cache_root = {});
 
 // The child's scratch space: received hook state JSON. Lives in the parent's memory before clone3, so the child
 // never allocates.

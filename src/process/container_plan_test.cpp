@@ -1,6 +1,7 @@
 #include "process/container_plan.hpp"
 
 #include <catch2/catch.hpp>
+#include <string>
 
 #include "spec/parse.hpp"
 
@@ -24,4 +25,30 @@ TEST_CASE("prepare_container frees the mounts it prepared when it then refuses a
     auto plan = process::prepare_container(*spec, process::PlanOptions{"/nonexistent/rootfs", "/nonexistent", false, 0, false});
     REQUIRE_FALSE(plan);
     CHECK(plan.error().message().find("CAP_FOO") != std::string::npos);
+}
+
+TEST_CASE("prepare_container asks for the hooks round trip only when a setup hook is configured", "[process]") {
+    const std::string base = R"({
+      "ociVersion": "1.3.0",
+      "root": {"path": "/"},
+      "process": {"args": ["/bin/true"], "cwd": "/", "user": {"uid": 0, "gid": 0}},
+      "linux": {"namespaces": [{"type": "mount"}]})";
+    auto without = spec::parse_config(base + "}");
+    REQUIRE(without);
+    auto plain = process::prepare_container(*without, process::PlanOptions{"/", "/", false, 0, false});
+    REQUIRE(plain);
+    CHECK_FALSE(plain->setup_hooks);
+    for (const char* kind : {"prestart", "createRuntime", "createContainer", "startContainer"}) {
+        auto with = spec::parse_config(base + R"(, "hooks": {")" + kind + R"(": [{"path": "/bin/true"}]}})");
+        REQUIRE(with);
+        auto plan = process::prepare_container(*with, process::PlanOptions{"/", "/", false, 0, false});
+        REQUIRE(plan);
+        CHECK(plan->setup_hooks);
+    }
+    // poststart and poststop run in the parent after create: no round trip for them.
+    auto after = spec::parse_config(base + R"(, "hooks": {"poststart": [{"path": "/bin/true"}], "poststop": [{"path": "/bin/true"}]}})");
+    REQUIRE(after);
+    auto late = process::prepare_container(*after, process::PlanOptions{"/", "/", false, 0, false});
+    REQUIRE(late);
+    CHECK_FALSE(late->setup_hooks);
 }

@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "husk/unique_fd.hpp"
+#include "seccomp/cache.hpp"
 #include "seccomp/enosys_stub.hpp"
 #include "seccomp/kernel.hpp"
 #include "seccomp/profile.hpp"
@@ -83,6 +84,16 @@ Result<void> add_rules(scmp_filter_ctx ctx, const Profile& profile) {
     return {};
 }
 
+// libseccomp's program for the resolved profile.
+Result<std::vector<sock_filter>> compile_program(const spec::Seccomp& seccomp, const Profile& profile) {
+    FilterContext ctx(seccomp_init(profile.default_action.value));
+    if (!ctx) return fail_msg("seccomp_init: libseccomp refused linux.seccomp.defaultAction \"" + seccomp.default_action + "\"");
+    // Architectures first: a rule reaches only the architectures present when it is added.
+    TRY(add_architectures(ctx.get(), seccomp, profile));
+    TRY(add_rules(ctx.get(), profile));
+    return export_program(ctx.get());
+}
+
 // One StubArch per AUDIT_ARCH value in the filter, with the highest number the profile names there.
 std::vector<StubArch> stub_limits(const Profile& profile) {
     std::vector<std::uint32_t> tokens{seccomp_arch_native()};
@@ -123,17 +134,17 @@ std::vector<int> denial_errnos(const Profile& profile) {
 
 Result<SeccompPlan> prepare_seccomp(const spec::Seccomp& seccomp, const SeccompOptions& options) {
     Profile profile = TRY(resolve_profile(seccomp, options));
-    FilterContext ctx(seccomp_init(profile.default_action.value));
-    if (!ctx) return fail_msg("seccomp_init: libseccomp refused linux.seccomp.defaultAction \"" + seccomp.default_action + "\"");
-    // Architectures first: a rule reaches only the architectures present when it is added.
-    TRY(add_architectures(ctx.get(), seccomp, profile));
-    TRY(add_rules(ctx.get(), profile));
+    const std::string cache_key = options.cache_root.empty() ? std::string() : program_cache_key(profile);
+    std::optional<std::vector<sock_filter>> program = read_cached_program(options.cache_root, cache_key);
+    if (!program) {
+        program = TRY(compile_program(seccomp, profile));
+        if (!cache_key.empty()) store_cached_program(options.cache_root, cache_key, *program);
+    }
 
     SeccompPlan plan;
-    std::vector<sock_filter> program = TRY(export_program(ctx.get()));
     if (default_denies(profile.default_action)) plan.program = make_enosys_stub(stub_limits(profile));
     plan.enosys_stub = !plan.program.empty();
-    plan.program.insert(plan.program.end(), program.begin(), program.end());
+    plan.program.insert(plan.program.end(), program->begin(), program->end());
     if (plan.program.size() > BPF_MAXINSNS)
         return fail_msg("linux.seccomp: the filter has " + std::to_string(plan.program.size()) +
                         " BPF instructions; the kernel takes at most " + std::to_string(BPF_MAXINSNS));

@@ -25,6 +25,8 @@ enum class UnknownSyscalls {
 
 struct SeccompOptions {
     UnknownSyscalls unknown_syscalls = UnknownSyscalls::error;
+    // The state root whose cache of compiled programs to use (seccomp/cache.hpp); empty: compile every time.
+    std::string cache_root{};
 };
 
 // Unconditional rules for one syscall with different actions: husk keeps the strictest (docs/security.md,

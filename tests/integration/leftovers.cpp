@@ -128,9 +128,10 @@ std::vector<std::string> Sandbox::leftovers() const {
 
     if (DIR* d = opendir(root_.c_str())) {
         while (dirent* e = readdir(d))
-            // tenants/ holds the tenant ledgers (docs/tenants.md), not a container; it goes with the sandbox.
+            // tenants/ holds the tenant ledgers (docs/tenants.md) and .seccomp-cache/ compiled seccomp programs
+            // (husk(8) FILES), not containers; they go with the sandbox.
             if (e->d_type == DT_DIR && std::string_view(e->d_name) != "." && std::string_view(e->d_name) != ".." &&
-                std::string_view(e->d_name) != "tenants")
+                std::string_view(e->d_name) != "tenants" && std::string_view(e->d_name) != ".seccomp-cache")
                 found.push_back("state directory " + root_ + "/" + e->d_name);
         closedir(d);
     }

@@ -3,6 +3,7 @@
 // real binary as that user with setpriv; the VM suite adds a delegated cgroup (vm_rootless_test.cpp).
 #include <catch2/catch.hpp>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <chrono>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -361,5 +363,60 @@ TEST_CASE("rootless: a tenant and its ledger are the user's own", "[integration]
     REQUIRE(::stat((user.state_root() + "/tenants/team.ledger").c_str(), &st) == 0);
     CHECK(st.st_uid == user.uid());
     CHECK(::stat((sb.root() + "/tenants/team.ledger").c_str(), &st) != 0);
+    check_user_left_nothing(sb, user);
+}
+
+TEST_CASE("rootless: the seccomp program the first sandbox compiled is kept in the user's state root, and a "
+          "cache file others may write is compiled over", "[integration][rootless][seccomp]") {
+    Sandbox sb;
+    TestUser user(sb, TestUser::Subids::none);
+    const std::string cache = user.state_root() + "/.seccomp-cache";
+    const std::string script = "for s in unshare-user keyctl bpf getpid; do /probe syscall $s; done";
+    // What the default profile denies, as the program sees it: the same in every run, cached or not.
+    auto run_denials = [&](const std::string& name) {
+        Output out;
+        Json verdict = user_verdict(user, sb.id(name), {"--bind", paths().probe + ":/probe"}, {"sh", "-c", script}, &out);
+        INFO(out.describe());
+        REQUIRE(out.exit_code == 0);
+        CHECK(verdict["security"]["seccomp"].str() == "filter");
+        std::vector<std::string> printed = lines(out.out);
+        REQUIRE(printed.size() == 4);
+        CHECK(Json::parse(printed[0])["errno"].num() == EPERM);
+        CHECK(Json::parse(printed[1])["errno"].num() == EPERM);
+        CHECK(Json::parse(printed[2])["errno"].num() == EPERM);
+        CHECK(Json::parse(printed[3])["errno"].num() == 0);
+    };
+    // The one file in the cache, with its mode checked: the user's own, 0600, in a 0700 directory.
+    auto cache_file = [&]() {
+        struct stat st {};
+        REQUIRE(::stat(cache.c_str(), &st) == 0);
+        CHECK((st.st_mode & 07777) == 0700);
+        CHECK(st.st_uid == user.uid());
+        std::vector<std::string> names;
+        if (DIR* d = ::opendir(cache.c_str())) {
+            while (dirent* e = ::readdir(d))
+                if (std::string_view(e->d_name) != "." && std::string_view(e->d_name) != "..") names.push_back(e->d_name);
+            ::closedir(d);
+        }
+        REQUIRE(names.size() == 1);
+        const std::string file = cache + "/" + names[0];
+        REQUIRE(::stat(file.c_str(), &st) == 0);
+        CHECK(st.st_uid == user.uid());
+        return std::make_pair(file, st);
+    };
+    run_denials("cache-first");  // compiles and stores
+    auto [file, stored] = cache_file();
+    CHECK((stored.st_mode & 07777) == 0600);
+    run_denials("cache-second");  // loads: the file is not written again
+    auto [same_file, loaded] = cache_file();
+    CHECK(same_file == file);
+    CHECK(loaded.st_ino == stored.st_ino);
+    // A file others may write is not trusted: the next run compiles and replaces it.
+    REQUIRE(::chmod(file.c_str(), 0666) == 0);
+    run_denials("cache-untrusted");
+    auto [replaced_file, replaced] = cache_file();
+    CHECK(replaced_file == file);
+    CHECK(replaced.st_ino != stored.st_ino);
+    CHECK((replaced.st_mode & 07777) == 0600);
     check_user_left_nothing(sb, user);
 }

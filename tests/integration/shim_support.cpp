@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <filesystem>
 #include <map>
 
 #include "ttrpc/protobuf.hpp"
@@ -157,6 +158,9 @@ ShimUnderTest::ShimUnderTest(Sandbox& sandbox, const Bundle& bundle, std::string
 
 ShimUnderTest::~ShimUnderTest() {
     (void)remove_action();
+    // husk's cache of compiled seccomp programs in the state root (husk(8) FILES) goes with it.
+    std::error_code ignored;
+    std::filesystem::remove_all(root_ + "/.seccomp-cache", ignored);
     ::rmdir(root_.c_str());
 }
 
