@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "base/json_tree.hpp"
 #include "seccomp/filter.hpp"
 #include "spec/config_writer.hpp"
 #include "spec/parse.hpp"
@@ -15,12 +16,14 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
-    auto spec = husk::spec::parse_config(text);
+    auto tree = husk::parse_json_tree(text);
+    if (!tree) return 0;
+    auto spec = husk::spec::parse_config(*tree);
     if (!spec) return 0;
     auto settings = husk::spec::validate(*spec);
     if (!settings) return 0;
     auto annotations = husk::spec::annotations_of(spec->annotations, *settings);
-    auto stored = husk::spec::config_with_annotations(text, annotations);
+    auto stored = husk::spec::config_with_annotations(*tree, annotations);
     if (!stored) std::abort();
     auto again = husk::spec::parse_config(*stored);
     if (!again || again->annotations != annotations) std::abort();
