@@ -44,6 +44,10 @@ struct CreateOptions {
     // parse and validation; `config` is ignored, and `bundle` (default: the current directory) still anchors
     // relative paths. The state dir keeps a copy, as of any config.
     std::optional<std::string> config_text;
+    // `husk sandbox`: the compiled seccomp program is kept in the state root's .seccomp-cache, which husk
+    // sandbox's root is husk's own to keep; never in a root a container manager gave (docs/ARCHITECTURE.md,
+    // "Starting fast").
+    bool seccomp_cache = false;
     std::string pid_file;
     std::string console_socket;
     bool no_pivot = false;

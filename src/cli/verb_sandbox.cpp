@@ -202,6 +202,7 @@ int verb_sandbox(const Globals& globals, const Args& args) {
     }
     run.create.bundle = "/";  // every path of the config is absolute; the record names no bundle of the caller's
     run.create.config_text = std::move(*config);
+    run.create.seccomp_cache = true;
     run.create.warn = [&](const std::string& message) { warn(globals, "sandbox " + id + ": " + message); };
     auto result = run_container(globals.runtime, *checked, run);
     if (!result) {

@@ -127,7 +127,7 @@ Result<std::unique_ptr<Launch>> prepare_launch(const Runtime& runtime, const Con
         spec, process::PlanOptions{launch.bundle.rootfs, launch.bundle.dir, options.no_pivot, options.preserve_fds,
                                    husk.seccomp_skip_unknown.value_or(false), husk.init.value_or(false),
                                    husk.root_tmpfs.value_or(false), cgroup2_mount, runtime.rootless,
-                                   husk.address_space, runtime.root}));
+                                   husk.address_space, options.seccomp_cache ? runtime.root : std::string()}));
     warn_ambient_dropped(launch.plan.credentials, options.warn);
     launch.buffers = std::make_unique<process::ChildBuffers>();
     trace::mark("plans prepared");

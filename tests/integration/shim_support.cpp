@@ -158,9 +158,6 @@ ShimUnderTest::ShimUnderTest(Sandbox& sandbox, const Bundle& bundle, std::string
 
 ShimUnderTest::~ShimUnderTest() {
     (void)remove_action();
-    // husk's cache of compiled seccomp programs in the state root (husk(8) FILES) goes with it.
-    std::error_code ignored;
-    std::filesystem::remove_all(root_ + "/.seccomp-cache", ignored);
     ::rmdir(root_.c_str());
 }
 
