@@ -33,7 +33,7 @@ public:
 
     explicit operator bool() const { return value_ != nullptr; }
     JsonType type() const { return value_->type; }
-    bool is_null() const { return value_->type == JsonType::null; }
+    bool is_null() const { return value_ && value_->type == JsonType::null; }
     bool is_object() const { return value_ && value_->type == JsonType::object; }
     bool is_array() const { return value_ && value_->type == JsonType::array; }
     bool is_string() const { return value_ && value_->type == JsonType::string; }
