@@ -24,12 +24,16 @@ struct Usage {
     std::optional<std::uint64_t> stdout_bytes;       // delivered by the output pump (only with an output cap)
     std::optional<std::uint64_t> stderr_bytes;
     std::optional<std::uint64_t> net_ops;  // connects and addressed sends the network policy let through (counted)
+
+    bool operator==(const Usage&) const = default;
 };
 
 // Something that limited the container without stopping it, e.g. {"pids-limit", 3}: forks refused at pids.max.
 struct Factor {
     std::string kind;
     std::uint64_t count = 0;
+
+    bool operator==(const Factor&) const = default;
 };
 
 // The final facts the monitor records when init has gone: the exit, its reason, usage and factors.
@@ -41,6 +45,8 @@ struct ExitRecord {
     std::string finished;  // RFC 3339
     Usage usage;
     std::vector<Factor> factors;
+
+    bool operator==(const ExitRecord&) const = default;
 };
 
 // A stop husk decided on itself (the wall-time limit), recorded durably before the first signal is sent, so
@@ -50,6 +56,8 @@ struct StopCause {
     std::string reason;  // a limit's name in the table of stop reasons (monitor/stop_reasons.hpp)
     std::string detail;
     std::string at;      // RFC 3339
+
+    bool operator==(const StopCause&) const = default;
 };
 
 // Conflicting unconditional seccomp rules for one syscall, settled to the strictest (docs/security.md).
@@ -57,6 +65,8 @@ struct SeccompResolved {
     std::string syscall;
     std::string kept;
     std::vector<std::string> dropped;
+
+    bool operator==(const SeccompResolved&) const = default;
 };
 
 // What was really in force in init before it waited for start: the verified posture
@@ -65,6 +75,8 @@ struct IdMapLine {
     std::uint32_t container_id = 0;
     std::uint32_t host_id = 0;
     std::uint32_t size = 0;
+
+    bool operator==(const IdMapLine&) const = default;
 };
 
 struct Security {
@@ -84,6 +96,8 @@ struct Security {
     // With a user namespace: its uid_map and gid_map as /proc/PID shows them once init is ready (verdict
     // "uidMap"/"gidMap", in the config's containerID/hostID/size terms).
     std::vector<IdMapLine> uid_map, gid_map;
+
+    bool operator==(const Security&) const = default;
 };
 
 struct Record {
@@ -127,6 +141,8 @@ struct Record {
     // Not part of state.json: the monitor-error file beside it (StateDir::note_monitor_error), read with the
     // record. Present (perhaps empty) when the monitor failed to write the record at some point.
     std::optional<std::string> monitor_error;
+
+    bool operator==(const Record&) const = default;
 };
 
 std::string encode_record(const Record& record);

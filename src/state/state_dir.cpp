@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -168,9 +169,31 @@ bool StateDir::locked_by_other() const {
     return errno == EWOULDBLOCK;
 }
 
+namespace {
+
+// The last record this thread wrote or decoded, with its text. decode_record is a function of the text alone,
+// and a record husk writes decodes to itself (checked below in builds with assertions, and by the state_record
+// fuzz target), so a state.json that reads back byte for byte as that text is that record: `husk run` reads
+// back each record it wrote (start, the monitor, delete) without decoding it again. The file is still read
+// each time; only the decoding is spared.
+struct KnownRecord {
+    std::string text;
+    Record record;
+};
+thread_local std::optional<KnownRecord> known_record;
+
+}  // namespace
+
 Result<Record> StateDir::read_record() const {
     std::string json = TRY(read_file_at(dir_.get(), record_name));
-    Record record = TRY(decode_record(json));
+    Record record;
+    if (known_record && known_record->text == json) {
+        record = known_record->record;
+    } else {
+        known_record.reset();
+        record = TRY(decode_record(json));
+        known_record = KnownRecord{std::move(json), record};
+    }
     if (auto error = read_file_at(dir_.get(), monitor_error, 4096)) record.monitor_error = std::move(*error);
     else if (error.error().err != ENOENT) record.monitor_error = "";
     return record;
@@ -182,7 +205,20 @@ void StateDir::note_monitor_error(std::string_view message) const {
 }
 
 Result<void> StateDir::write_record(const Record& record) {
-    return write_file_atomic(dir_.get(), record_name, encode_record(record));
+    std::string text = encode_record(record);
+    known_record.reset();
+    TRY(write_file_atomic(dir_.get(), record_name, text));
+    Record written = record;
+    written.monitor_error.reset();  // not part of state.json
+#ifndef NDEBUG
+    // The rule known_record rests on: what husk writes decodes to what it wrote.
+    if (auto decoded = decode_record(text); !decoded || *decoded != written) {
+        std::fprintf(stderr, "husk: BUG: state.json does not decode to the record written: %s\n", text.c_str());
+        std::abort();
+    }
+#endif
+    known_record = KnownRecord{std::move(text), std::move(written)};
+    return {};
 }
 
 Result<void> StateDir::remove() {

@@ -10,7 +10,9 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "base/fs.hpp"
 #include "base/proc_stat.hpp"
+#include "husk/unique_fd.hpp"
 
 using namespace husk::state;
 
@@ -167,4 +169,32 @@ TEST_CASE("open_unlocked finds what open finds, without the lock file open", "[s
         ::rmdir((root.path + "/bare").c_str());
     }
     ::close(root_fd);
+}
+
+TEST_CASE("a record reads back as written, and as the file says once another writer changed it", "[state]") {
+    TempRoot root;
+    auto dir = StateDir::create(root.path, id("c1"));
+    REQUIRE(dir);
+    Record r;
+    r.id = "c1";
+    r.pid = 42;
+    r.annotations["a"] = "b";
+    r.exit.emplace();
+    r.exit->reason = "exited";
+    r.exit->usage.cpu_usec = 7;
+    r.monitor_error = "not part of state.json";
+    REQUIRE(dir->write_record(r));
+    Record expected = r;
+    expected.monitor_error.reset();
+    CHECK(dir->read_record().value() == expected);
+    // Another process (a monitor, `husk kill`) rewrites the file: what this one wrote before is not returned.
+    std::string other = encode_record(expected);
+    other.replace(other.find("\"pid\":42"), 8, "\"pid\":43");
+    husk::UniqueFd fd(::open(dir->path().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    REQUIRE(husk::write_file_atomic(fd.get(), "state.json", other));
+    CHECK(dir->read_record().value().pid == 43);
+    CHECK(dir->read_record().value().pid == 43);
+    // Not JSON any more: an error, not the record read before.
+    REQUIRE(husk::write_file_atomic(fd.get(), "state.json", "{"));
+    CHECK_FALSE(dir->read_record());
 }
