@@ -25,7 +25,11 @@ bool Node::has_content() const {
     return true;
 }
 
-std::string Node::path() const { return parent_ != nullptr ? child_path(parent_->path(), key_) : path_; }
+std::string Node::path() const {
+    if (parent_ == nullptr) return path_;
+    if (indexed_) return parent_->path() + "[" + std::to_string(index_) + "]";
+    return child_path(parent_->path(), key_);
+}
 
 // The last occurrence wins on duplicate keys, as with Go's encoding/json which runc uses (JsonRef::get).
 Node Node::field(std::string_view key) const { return Node(value_.get(key), child_path(path(), key)); }
@@ -44,9 +48,7 @@ Result<std::vector<Node>> Node::as_array() const {
     if (!value_.is_array()) return fail(type_error("an array"));
     std::vector<Node> elements;
     elements.reserve(value_.size());
-    const std::string path = this->path();
-    for (size_t i = 0; i < value_.size(); ++i)
-        elements.emplace_back(value_.element(i), path + "[" + std::to_string(i) + "]");
+    for (size_t i = 0; i < value_.size(); ++i) elements.push_back(Node(value_.element(i), this, i));
     return elements;
 }
 
@@ -54,9 +56,8 @@ Result<std::vector<std::pair<std::string, Node>>> Node::as_object() const {
     TRY(expect_object());
     std::vector<std::pair<std::string, Node>> members;
     members.reserve(value_.size());
-    const std::string path = this->path();
     for (size_t i = 0; i < value_.size(); ++i)
-        members.emplace_back(std::string(value_.key(i)), Node(value_.member(i), child_path(path, value_.key(i))));
+        members.emplace_back(std::string(value_.key(i)), Node(value_.member(i), this, value_.key(i)));
     return members;
 }
 

@@ -46,8 +46,9 @@ public:
 
     Result<std::string> as_string() const;
     Result<bool> as_bool() const;
+    // The elements (named path[i]) or the members in document order (named path.key), each referring to this
+    // node for its path: valid while this node lives, as for a loop over them.
     Result<std::vector<Node>> as_array() const;
-    // Object members in document order, each child node named path.key.
     Result<std::vector<std::pair<std::string, Node>>> as_object() const;
     Result<void> expect_object() const;
 
@@ -80,12 +81,16 @@ private:
     Error type_error(std::string_view expected) const;
 
     Node(JsonRef value, const Node* parent, std::string_view key) : value_(value), parent_(parent), key_(key) {}
+    Node(JsonRef value, const Node* parent, std::size_t index)
+        : value_(value), parent_(parent), index_(index), indexed_(true) {}
 
     JsonRef value_;
     std::string path_;
-    // field_read_at_once: the path is parent_'s path and key_.
+    // Built only when asked for: the path is parent_'s path and key_ (a member) or [index_] (an element).
     const Node* parent_ = nullptr;
     std::string_view key_;
+    std::size_t index_ = 0;
+    bool indexed_ = false;
 };
 
 // read(node, out): leaves `out` untouched when the node is absent, otherwise converts or fails.
@@ -131,7 +136,7 @@ Result<void> read_field(const Node& parent, std::string_view key, T& out, Presen
 // Calls parse(element, out.emplace_back()) for every element of an array property.
 template <typename T, typename Fn>
 Result<void> read_array(const Node& parent, std::string_view key, std::vector<T>& out, Fn&& parse) {
-    Node child = parent.field(key);
+    const Node child = parent.field_read_at_once(key);
     if (child.absent()) return {};
     for (const Node& element : TRY(child.as_array())) TRY(parse(element, out.emplace_back()));
     return {};
