@@ -58,13 +58,15 @@ Result<Bundle> load_bundle(const ContainerId& id, const CreateOptions& options) 
     // The command line's settings win over config.json's annotations, and all are checked together, once.
     spec::HuskSettings husk = TRY(spec::validate(*spec, options.overrides));
     std::string rootfs = TRY(absolute_directory(relative_to(dir, spec->root.path), "rootfs"));
-    return Bundle{std::move(dir), std::move(rootfs), std::move(*tree),
+    return Bundle{std::move(dir), std::move(rootfs), std::move(text), std::move(*tree),
                   ContainerConfig{id, std::move(*spec), std::move(husk), std::nullopt}};
 }
 
 Result<std::string> settle_config(Bundle& bundle) {
     spec::Spec& spec = bundle.config.spec;
-    spec.annotations = spec::annotations_of(std::move(spec.annotations), bundle.config.husk);
+    auto settled = spec::annotations_of(spec.annotations, bundle.config.husk);
+    if (settled == spec.annotations) return bundle.config_text;
+    spec.annotations = std::move(settled);
     return spec::config_with_annotations(bundle.config_tree, spec.annotations);
 }
 
