@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <sstream>
+#include <string_view>
 
 #include "base/fs.hpp"
 #include "cgroup/controller.hpp"
@@ -26,9 +26,10 @@ std::vector<std::string> read_v1_bound() {
     std::vector<std::string> bound;
     auto text = read_file("/proc/cgroups");
     if (!text) return bound;  // the file is optional; without it we cannot tell, and say less
-    std::istringstream in(*text);
-    for (std::string line; std::getline(in, line);) {
-        std::vector<std::string> f = split_words(line);
+    for (std::string_view rest = *text; !rest.empty();) {
+        const std::size_t end = std::min(rest.find('\n'), rest.size());
+        const std::vector<std::string> f = split_words(rest.substr(0, end));
+        rest.remove_prefix(std::min(end + 1, rest.size()));
         if (f.size() < 4 || f[0].starts_with('#') || f[1] == "0" || f[3] != "1") continue;
         if (f[0] == "blkio") bound.push_back("io");  // the v1 name of io
         else bound.push_back(f[0]);
