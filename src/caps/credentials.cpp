@@ -46,12 +46,12 @@ Result<void> resolve_set(const NamedSet& set, int last_cap, CapabilitySets& out)
     if (!*set.names) return {};
     const auto& names = **set.names;
     for (std::size_t i = 0; i < names.size(); ++i) {
-        std::string where = "process.capabilities." + std::string(set.json_name) + "[" + std::to_string(i) + "]";
+        auto where = [&] { return "process.capabilities." + std::string(set.json_name) + "[" + std::to_string(i) + "]"; };
         cap_value_t value = 0;
         if (!is_capability_spelling(names[i]) || cap_from_name(names[i].c_str(), &value) != 0)
-            return fail_msg(where + ": unknown capability \"" + names[i] + "\"");
+            return fail_msg(where() + ": unknown capability \"" + names[i] + "\"");
         if (value < 0 || value > last_cap)
-            return fail_msg(where + ": capability \"" + names[i] +
+            return fail_msg(where() + ": capability \"" + names[i] +
                             "\" is not known to the running kernel (cap_last_cap is " + std::to_string(last_cap) + ")");
         out.*set.bits |= std::uint64_t{1} << value;
     }

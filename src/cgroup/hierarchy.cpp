@@ -121,13 +121,16 @@ Result<void> validate_cgroup_path(std::string_view path) {
 }
 
 Result<std::string> parse_v2_mount(std::string_view mountinfo) {
-    for (std::string_view line : split(mountinfo, '\n')) {
+    for (std::string_view rest = mountinfo; !rest.empty();) {
+        const std::size_t end = std::min(rest.find('\n'), rest.size());
+        const std::string_view line = rest.substr(0, end);
+        rest.remove_prefix(std::min(end + 1, rest.size()));
         // "36 35 98:0 / /mnt rw,noatime master:1 - cgroup2 cgroup2 rw": fields after " - " are
         // fstype, source, super options; the mount point is the fifth field.
         std::size_t dash = line.find(" - ");
         if (dash == std::string_view::npos) continue;
-        std::vector<std::string_view> after = split(line.substr(dash + 3), ' ');
-        if (after.empty() || after[0] != "cgroup2") continue;
+        const std::string_view fstype = line.substr(dash + 3, line.find(' ', dash + 3) - (dash + 3));
+        if (fstype != "cgroup2") continue;
         std::vector<std::string_view> before = split(line.substr(0, dash), ' ');
         if (before.size() < 5) continue;
         return unescape_octal(before[4]);

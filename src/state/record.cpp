@@ -26,9 +26,10 @@ void write_usage(JsonWriter& w, const Usage& usage) {
 
 namespace {
 
+// "0x%016llx"
 std::string hex_mask(std::uint64_t bits) {
-    char text[19];
-    std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(bits));
+    std::string text = "0x0000000000000000";
+    for (std::size_t i = text.size(); bits != 0; bits >>= 4) text[--i] = "0123456789abcdef"[bits & 0xf];
     return text;
 }
 
