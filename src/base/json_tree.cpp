@@ -31,6 +31,24 @@ JsonRef JsonRef::get(std::string_view name) const {
     return {};
 }
 
+bool same_json(JsonRef a, JsonRef b) {
+    if (a.type() != b.type()) return false;
+    switch (a.type()) {
+        case JsonType::string:
+        case JsonType::number: return a.text() == b.text();
+        case JsonType::array:
+        case JsonType::object:
+            if (a.size() != b.size()) return false;
+            for (std::size_t i = 0; i < a.size(); ++i) {
+                const bool object = a.type() == JsonType::object;
+                if (object && a.key(i) != b.key(i)) return false;
+                if (!same_json(object ? a.member(i) : a.element(i), object ? b.member(i) : b.element(i))) return false;
+            }
+            return true;
+        default: return true;
+    }
+}
+
 // yajl's event parser feeds this; it builds the tree and stops at the first level too deep or string with a
 // NUL, keeping enough of a path to name the string. A container's members are collected on one scratch stack
 // while it is open and moved to the links when it closes, so each lands next to its siblings.
@@ -173,6 +191,163 @@ private:
 
 namespace {
 
+// The JSON husk writes itself and clients send almost always: ASCII strings with the short escapes, plain
+// numbers, no comments. PlainJson reads that shape alone, into the same builder as yajl's events, and gives
+// up at anything else (a \u escape, a byte from 0x7f up, a control character, a comment, a number or literal
+// yajl might read otherwise, a top level that is not an object or array, 256 levels, a syntax error); yajl
+// then parses the whole text again. So what is accepted, how it reads and every error stay yajl's; the
+// plain shape just costs a fifth of yajl's instructions (its lexer was the largest part of parsing a config).
+class PlainJson {
+public:
+    PlainJson(std::string_view text, JsonTreeBuilder& builder)
+        : at_(text.data()), end_(text.data() + text.size()), builder_(builder) {}
+
+    bool parse() {
+        space();
+        if (at_ == end_ || (*at_ != '{' && *at_ != '[')) return false;
+        if (!value(0)) return false;
+        space();
+        return at_ == end_;
+    }
+
+private:
+    static bool ends_token(char c) { return c == ',' || c == ']' || c == '}' || c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+    void space() {
+        while (at_ != end_ && (*at_ == ' ' || *at_ == '\n' || *at_ == '\r' || *at_ == '\t')) ++at_;
+    }
+
+    bool value(std::size_t depth) {
+        space();
+        if (at_ == end_) return false;
+        switch (*at_) {
+            case '{': return object(depth);
+            case '[': return array(depth);
+            case '"': {
+                std::string_view text;
+                return string(text) && JsonTreeBuilder::on_string(&builder_, bytes(text), text.size());
+            }
+            case 't': return literal("true") && JsonTreeBuilder::on_boolean(&builder_, 1);
+            case 'f': return literal("false") && JsonTreeBuilder::on_boolean(&builder_, 0);
+            case 'n': return literal("null") && JsonTreeBuilder::on_null(&builder_);
+            default: return number();
+        }
+    }
+
+    bool object(std::size_t depth) {
+        if (depth + 1 >= max_json_depth) return false;
+        ++at_;
+        if (!JsonTreeBuilder::on_start_map(&builder_)) return false;
+        space();
+        if (at_ != end_ && *at_ == '}') return ++at_, JsonTreeBuilder::on_end(&builder_);
+        for (;;) {
+            space();
+            std::string_view key;
+            if (at_ == end_ || *at_ != '"' || !string(key)) return false;
+            if (!JsonTreeBuilder::on_key(&builder_, bytes(key), key.size())) return false;
+            space();
+            if (at_ == end_ || *at_ != ':') return false;
+            ++at_;
+            if (!value(depth + 1)) return false;
+            space();
+            if (at_ == end_) return false;
+            if (*at_ == '}') return ++at_, JsonTreeBuilder::on_end(&builder_);
+            if (*at_++ != ',') return false;
+        }
+    }
+
+    bool array(std::size_t depth) {
+        if (depth + 1 >= max_json_depth) return false;
+        ++at_;
+        if (!JsonTreeBuilder::on_start_array(&builder_)) return false;
+        space();
+        if (at_ != end_ && *at_ == ']') return ++at_, JsonTreeBuilder::on_end(&builder_);
+        for (;;) {
+            if (!value(depth + 1)) return false;
+            space();
+            if (at_ == end_) return false;
+            if (*at_ == ']') return ++at_, JsonTreeBuilder::on_end(&builder_);
+            if (*at_++ != ',') return false;
+        }
+    }
+
+    // At the opening quote. Printable ASCII as it is; the escapes \" \\ \/ \b \f \n \r \t decoded (into
+    // decoded_, the text being valid until the next string).
+    bool string(std::string_view& out) {
+        const char* start = ++at_;
+        while (at_ != end_ && *at_ != '"' && *at_ != '\\') {
+            if (*at_ < 0x20 || *at_ > 0x7e) return false;
+            ++at_;
+        }
+        if (at_ == end_) return false;
+        if (*at_ == '"') {
+            out = std::string_view(start, static_cast<std::size_t>(at_++ - start));
+            return true;
+        }
+        decoded_.assign(start, at_);
+        while (at_ != end_) {
+            const char c = *at_++;
+            if (c == '"') {
+                out = decoded_;
+                return true;
+            }
+            if (c < 0x20 || c > 0x7e) return false;
+            if (c != '\\') {
+                decoded_ += c;
+                continue;
+            }
+            if (at_ == end_) return false;
+            switch (*at_++) {
+                case '"': decoded_ += '"'; break;
+                case '\\': decoded_ += '\\'; break;
+                case '/': decoded_ += '/'; break;
+                case 'b': decoded_ += '\b'; break;
+                case 'f': decoded_ += '\f'; break;
+                case 'n': decoded_ += '\n'; break;
+                case 'r': decoded_ += '\r'; break;
+                case 't': decoded_ += '\t'; break;
+                default: return false;  // \u and anything else: yajl's
+            }
+        }
+        return false;
+    }
+
+    bool literal(std::string_view word) {
+        if (static_cast<std::size_t>(end_ - at_) < word.size() || std::string_view(at_, word.size()) != word) return false;
+        at_ += word.size();
+        return at_ != end_ && ends_token(*at_);
+    }
+
+    // -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, then a byte that ends it.
+    bool number() {
+        const char* start = at_;
+        auto digits = [this] {
+            const char* first = at_;
+            while (at_ != end_ && *at_ >= '0' && *at_ <= '9') ++at_;
+            return at_ != first;
+        };
+        if (*at_ == '-') ++at_;
+        if (at_ == end_) return false;
+        if (*at_ == '0') ++at_;
+        else if (!digits()) return false;
+        if (at_ != end_ && *at_ == '.' && (++at_, !digits())) return false;
+        if (at_ != end_ && (*at_ == 'e' || *at_ == 'E')) {
+            ++at_;
+            if (at_ != end_ && (*at_ == '+' || *at_ == '-')) ++at_;
+            if (!digits()) return false;
+        }
+        if (at_ == end_ || !ends_token(*at_)) return false;
+        return JsonTreeBuilder::on_number(&builder_, start, static_cast<std::size_t>(at_ - start));
+    }
+
+    static const unsigned char* bytes(std::string_view text) { return reinterpret_cast<const unsigned char*>(text.data()); }
+
+    const char* at_;
+    const char* end_;
+    JsonTreeBuilder& builder_;
+    std::string decoded_;
+};
+
 constexpr yajl_callbacks builder_callbacks = {
     JsonTreeBuilder::on_null,      JsonTreeBuilder::on_boolean,     nullptr, nullptr, JsonTreeBuilder::on_number,
     JsonTreeBuilder::on_string,    JsonTreeBuilder::on_start_map,   JsonTreeBuilder::on_key,
@@ -196,6 +371,22 @@ std::string syntax_error(yajl_handle handle, std::string_view text) {
 }  // namespace
 
 Result<JsonTree> parse_json_tree(std::string_view text) {
+    if (text.size() > max_json_bytes)
+        return fail_msg("invalid JSON: " + std::to_string(text.size()) + " bytes, more than husk reads (" +
+                        std::to_string(max_json_bytes >> 20) + " MiB)");
+    if (std::size_t nul = text.find('\0'); nul != std::string_view::npos)
+        return fail_msg("invalid JSON: NUL byte at offset " + std::to_string(nul));
+    if (std::optional<JsonTree> plain = parse_plain_json(text)) return std::move(*plain);
+    return parse_json_tree_with_yajl(text);
+}
+
+std::optional<JsonTree> parse_plain_json(std::string_view text) {
+    JsonTreeBuilder builder(text.size());
+    if (!PlainJson(text, builder).parse() || builder.error) return std::nullopt;
+    return builder.take();
+}
+
+Result<JsonTree> parse_json_tree_with_yajl(std::string_view text) {
     if (text.size() > max_json_bytes)
         return fail_msg("invalid JSON: " + std::to_string(text.size()) + " bytes, more than husk reads (" +
                         std::to_string(max_json_bytes >> 20) + " MiB)");

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -91,5 +92,12 @@ private:
 // Paths look like spec's: "process.args[0]", "(top level)" for the document itself. Comments are allowed, as
 // yajl's tree allowed them.
 Result<JsonTree> parse_json_tree(std::string_view text);
+// parse_json_tree reads the plain shape of JSON itself (ASCII strings with the short escapes, plain numbers,
+// no comments, an object or array at the top) and gives any other text, errors included, to yajl's parser.
+// The two halves, for the tests that hold them to each other:
+std::optional<JsonTree> parse_plain_json(std::string_view text);  // nothing: not of the plain shape
+Result<JsonTree> parse_json_tree_with_yajl(std::string_view text);
+// The same value: types, texts (a number's as written), elements and members in order.
+bool same_json(JsonRef a, JsonRef b);
 
 }  // namespace husk

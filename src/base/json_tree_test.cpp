@@ -165,3 +165,83 @@ TEST_CASE("parse_json_tree builds the tree yajl_tree_parse builds", "[base]") {
         yajl_tree_free(reference);
     }
 }
+
+namespace {
+
+// Random JSON-ish text: values of every kind, escapes, non-ASCII, comments, numbers of every shape, and
+// (some of the time) a byte changed, dropped or added, so both readers see broken text too.
+struct JsonDraw {
+    unsigned state;
+    unsigned next(unsigned n) {
+        state = state * 1103515245u + 12345u;
+        return (state >> 16) % n;
+    }
+    std::string value(int depth) {
+        static const char* const scalars[] = {
+            "0", "-0", "12", "-3.25", "1e9", "2E-3", "1.5e+7", "01", "1.", "-", ".5", "1e", "true", "false", "null",
+            "tru", "nul", "\"\"", "\"a\"", "\"\\u00e9\"", "\"\\n\\t\\\"\\\\\\/\\b\\f\\r\"", "\"\\x\"", "\"caf\xc3\xa9\"",
+            "\"\x7f\"", "\"\x01\"", "\"\\ud83d\\ude00\"", "\"\\u0041\"", "\"bad \xff\"", "18446744073709551616"};
+        switch (depth > 4 ? 2 : next(5)) {
+            case 0: {
+                std::string out = "{";
+                for (unsigned i = 0, n = next(4); i < n; ++i) {
+                    out += i ? "," : "";
+                    out += next(8) == 0 ? " \"k\\\"\" " : "\"k" + std::to_string(next(3)) + "\"";
+                    out += next(6) == 0 ? " : " : ":";
+                    out += value(depth + 1);
+                }
+                return out + (next(10) == 0 ? " }" : "}");
+            }
+            case 1: {
+                std::string out = next(10) == 0 ? "[ " : "[";
+                for (unsigned i = 0, n = next(4); i < n; ++i) out += (i ? (next(7) == 0 ? " ,\n" : ",") : "") + value(depth + 1);
+                return out + "]";
+            }
+            default: return scalars[next(sizeof scalars / sizeof *scalars)];
+        }
+    }
+    std::string document() {
+        std::string text = (next(12) == 0 ? "/* c */ " : next(12) == 0 ? "\t\r\n " : "") + value(0);
+        if (next(12) == 0) text += next(2) ? " // end" : " x";
+        if (!text.empty() && next(3) == 0) {
+            const std::size_t at = next(static_cast<unsigned>(text.size()));
+            static const char bytes[] = "{}[],:\" \\/*0-e.\x0b\x0c\x80";
+            switch (next(3)) {
+                case 0: text.erase(at, 1); break;
+                case 1: text.insert(at, 1, bytes[next(sizeof bytes - 1)]); break;
+                default: text[at] = bytes[next(sizeof bytes - 1)];
+            }
+        }
+        return text;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("parse_json_tree reads every text as yajl does: the same tree or the same error", "[base]") {
+    JsonDraw draw{20261128};
+    int plain = 0, parsed = 0, refused = 0;
+    for (int i = 0; i < 20000; ++i) {
+        const std::string text = draw.document();
+        INFO(text);
+        auto yajl = husk::parse_json_tree_with_yajl(text);
+        if (auto own = husk::parse_plain_json(text)) {
+            ++plain;
+            REQUIRE(yajl);
+            REQUIRE(husk::same_json(own->get(), yajl->get()));
+        }
+        auto tree = husk::parse_json_tree(text);
+        REQUIRE(tree.has_value() == yajl.has_value());
+        if (tree) {
+            ++parsed;
+            REQUIRE(husk::same_json(tree->get(), yajl->get()));
+        } else {
+            ++refused;
+            REQUIRE(tree.error().message() == yajl.error().message());
+        }
+    }
+    // Each kind was drawn plenty: texts of the plain shape, others yajl parses, others it refuses.
+    CHECK(plain > 2000);
+    CHECK(parsed - plain > 1000);
+    CHECK(refused > 2000);
+}
