@@ -5,6 +5,7 @@
 #include "spec/parse.hpp"
 #include "spec/validate.hpp"
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -16,18 +17,17 @@ namespace {
 // same value. The file is read every time; only an identical text is not parsed again.
 struct Parsed {
     std::string text;
-    spec::Spec spec;
-    spec::HuskSettings husk;
+    std::shared_ptr<const ParsedConfig> config;
 };
 thread_local std::optional<Parsed> last_parsed;
 
 }  // namespace
 
 void remember_config(std::string text, const ContainerConfig& config) {
-    last_parsed = Parsed{std::move(text), config.spec, config.husk};
+    last_parsed = Parsed{std::move(text), std::make_shared<const ParsedConfig>(ParsedConfig{config.spec, config.husk})};
 }
 
-Result<ContainerConfig> read_config(const state::StateDir& dir, const state::Record& record) {
+Result<std::shared_ptr<const ParsedConfig>> read_parsed_config(const state::StateDir& dir) {
     const std::string path = dir.file(state::StateDir::config);
     std::string text = TRY(read_file_at(dir.fd(), state::StateDir::config, max_json_bytes));
     if (!last_parsed || last_parsed->text != text) {
@@ -36,10 +36,16 @@ Result<ContainerConfig> read_config(const state::StateDir& dir, const state::Rec
         if (!spec) return fail(spec.error().context(path));
         auto husk = spec::validate(*spec);
         if (!husk) return fail(husk.error().context(path));
-        last_parsed = Parsed{std::move(text), std::move(*spec), std::move(*husk)};
+        last_parsed = Parsed{std::move(text),
+                             std::make_shared<const ParsedConfig>(ParsedConfig{std::move(*spec), std::move(*husk)})};
     }
+    return last_parsed->config;
+}
+
+Result<ContainerConfig> read_config(const state::StateDir& dir, const state::Record& record) {
+    std::shared_ptr<const ParsedConfig> parsed = TRY(read_parsed_config(dir));
     ContainerId id = TRY(ContainerId::parse(record.id));
-    return ContainerConfig{std::move(id), last_parsed->spec, last_parsed->husk, cgroup_of(record)};
+    return ContainerConfig{std::move(id), parsed->spec, parsed->husk, cgroup_of(record)};
 }
 
 }  // namespace husk::container

@@ -4,6 +4,7 @@
 // meaning whether a flag or an annotation spelled it.
 #pragma once
 
+#include <memory>
 #include <optional>
 
 #include "cgroup/location.hpp"
@@ -30,8 +31,16 @@ struct ContainerConfig {
 // reads it in start and in delete).
 Result<ContainerConfig> read_config(const state::StateDir& dir, const state::Record& record);
 
+// The same config without its id and cgroup, shared instead of copied: for a verb that reads a part of it (start
+// its hooks, delete its hooks and tenant). Valid as long as the caller holds it.
+struct ParsedConfig {
+    spec::Spec spec;
+    spec::HuskSettings husk;
+};
+Result<std::shared_ptr<const ParsedConfig>> read_parsed_config(const state::StateDir& dir);
+
 // What create knows already, for read_config in the same process: `text`, the config.json it stored, parses and
-// validates to `config`. The stored text is the bundle's with only its annotations rewritten
+// validates to `config`. The stored text is the bundle's as read, or with only its annotations rewritten
 // (spec::config_with_annotations), and those come from config.husk by spec::annotations_of, whose settings read
 // back as they were written (spec/settings_test.cpp); every other member is parsed from the same JSON.
 void remember_config(std::string text, const ContainerConfig& config);

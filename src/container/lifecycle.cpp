@@ -50,12 +50,12 @@ Result<Opened> open_container(const Runtime& runtime, const ContainerId& id, sta
 
 // delete's view of the effective config (the hooks to run, the tenant to charge): a container must stay deletable
 // when it cannot be read, so that is a warning, and nothing when a create died before it wrote it.
-std::optional<container::ContainerConfig> config_for_delete(const Opened& c, std::vector<std::string>& warnings) {
-    auto config = container::read_config(c.dir, *c.record);
+std::shared_ptr<const container::ParsedConfig> config_for_delete(const Opened& c, std::vector<std::string>& warnings) {
+    auto config = container::read_parsed_config(c.dir);
     if (config) return std::move(*config);
     if (config.error().err != ENOENT)
         warnings.push_back("poststop hooks not run and no tenant charged: " + config.error().message());
-    return std::nullopt;
+    return nullptr;
 }
 
 // Waits until init is gone, up to timeout.
@@ -213,7 +213,7 @@ Result<std::vector<std::string>> start_container(const Runtime& runtime, const C
     // either way, as runc's does: the failure is the container's exit (setup-failed), recorded by the monitor.
     // The wait lasts as long as the startContainer hooks do, so it must not hold up kill or delete --force:
     // the lock goes first, and the hooks are read while the state dir surely still exists.
-    const spec::Hooks hooks = TRY(container::read_config(c.dir, *c.record)).spec.hooks;
+    const spec::Hooks hooks = TRY(container::read_parsed_config(c.dir))->spec.hooks;
     c.dir.unlock();
     if (!TRY(wait_for_exec(fifo->get())))
         return std::vector<std::string>{"the container's program was not executed (a startContainer hook or execve "
@@ -306,7 +306,7 @@ Result<std::vector<std::string>> delete_container(const Runtime& runtime, const 
     std::vector<std::string> warnings;
     if (c.record) {
         // runtime.md: poststop hooks run after the container is deleted... their failures are warnings.
-        std::optional<container::ContainerConfig> config = config_for_delete(c, warnings);
+        std::shared_ptr<const container::ParsedConfig> config = config_for_delete(c, warnings);
         if (config && !config->spec.hooks.poststop.empty()) {
             std::string state = container::oci_state_json(*c.record, "stopped", 0);
             auto outcome = hooks::run_hooks(config->spec.hooks.poststop, state, "poststop", hooks::OnFailure::warn);
