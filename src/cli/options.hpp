@@ -1,8 +1,9 @@
 // husk's command-line options: tables of them, the parse of a command line against a table, and the --help text.
-// It reads and prints exactly as Boost.Program_options' default (unix) style did when husk used it, so that
-// scripts, the completion and husk(8) see the same command line (docs/design.md, "The command line"): `--name
-// VALUE`, `--name=VALUE`, `-n VALUE`, `-nVALUE`, grouped short flags (`-td`), unambiguous abbreviations of long
-// names (`--bund`), `--` ending the options, and Boost's messages for a command line it refuses.
+// It reads and prints as Boost.Program_options' default (unix) style did when husk used it, so that scripts, the
+// completion and husk(8) see the same command line (docs/design.md, "The command line", also for the two
+// differences): `--name VALUE`, `--name=VALUE`, `-n VALUE`, `-nVALUE`, grouped short flags (`-td`), unambiguous
+// abbreviations of long names (`--bund`), `--` ending the options, and Boost's messages for a command line it
+// refuses.
 #pragma once
 
 #include <cstdint>
