@@ -27,8 +27,9 @@ complete_line() {
 offers() { printf '%s\n' "$1" | grep -qxF -- "$2"; }
 
 # help_options COMMAND: `LONG SHORT TAKES_VALUE` for each option in COMMAND's --help (the global options
-# without COMMAND). Boost.Program_options prints an option as `  -b [ --bundle ] arg` or `  --pid-file arg`,
-# two spaces in; wrapped descriptions are indented further.
+# without COMMAND). husk prints an option as `  -b [ --bundle ] arg` or `  --pid-file arg`, two spaces in
+# (the layout of Boost.Program_options, which parsed husk's command line once); wrapped descriptions are
+# indented further.
 help_options() {
     if [ -n "$1" ]; then
         "$husk" "$1" --help

@@ -7,7 +7,7 @@ set -eu
 # file: bundles/build-rootfs.sh checks that busybox is statically linked; go-md2man: the build makes husk(8)
 # from docs/husk.8.md with it.
 packages="meson ninja-build g++ pkg-config libcap-dev libseccomp-dev libyajl-dev
-          libboost-program-options-dev busybox-static file go-md2man"
+          busybox-static file go-md2man"
 for arg in "$@"; do
     case $arg in
         # catch2: unit tests; iproute2: namespace-join tests; runc: the reference in the benchmark;

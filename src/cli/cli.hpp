@@ -1,20 +1,18 @@
 // The CLI's shared pieces: global options, the verb table, output of errors (the only place that logs).
 #pragma once
 
-#include <boost/program_options.hpp>
-
 #include <cstdio>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "cli/options.hpp"
 #include "husk/container.hpp"
 #include "husk/error.hpp"
 
 namespace husk::cli {
-
-namespace po = boost::program_options;
 
 enum class LogFormat { text, json };
 
@@ -36,11 +34,12 @@ struct Verb {
 
 const std::vector<Verb>& verbs();
 
-// Parses a verb's args. Returns false after printing help (--help) or a usage error; *status is the exit code,
-// and *error (when given) the usage error's text.
-bool parse_verb(const char* verb, const char* usage, const po::options_description& options,
-                const po::positional_options_description& positional, const Args& args, po::variables_map& out,
-                int* status, std::string* error = nullptr);
+// Parses a verb's args: its options, --help, and its operands, each the value of the option `operands` names at
+// its position ("id", "signal", "action": hidden options, never in --help). Returns false after printing help
+// (--help) or a usage error; *status is the exit code, and *error (when given) the usage error's text.
+bool parse_verb(const char* verb, const char* usage, const OptionSet& options,
+                std::initializer_list<std::string_view> operands, const Args& args, OptionValues& out, int* status,
+                std::string* error = nullptr);
 
 // Where husk's own messages go: stderr, or the fd of the global --message-fd (husk(8): kept apart from the
 // container's stderr, which is husk's stderr). Every message of the CLI is written there, never to stdout.
@@ -61,18 +60,11 @@ void debug(const Globals& globals, const std::string& message);
 
 // For scan_raw_args (cli/raw_args.hpp): whether the option spelt so ("--cwd", "-e") takes a value, asked of the
 // verb's own options (an abbreviation is not guessed: it takes none).
-inline auto option_takes_value(const po::options_description& options) {
+inline auto option_takes_value(const OptionSet& options) {
     return [&options](std::string_view spelling) {
-        const std::string name(spelling.starts_with("--") ? spelling.substr(2) : spelling);
-        const po::option_description* option = options.find_nothrow(name, false);
-        return option != nullptr && option->semantic()->max_tokens() > 0;
+        const Option* option = options.find(spelling.starts_with("--") ? spelling.substr(2) : spelling);
+        return option != nullptr && option->takes != Takes::nothing;
     };
-}
-
-// The values of a repeatable flag, none when it was not given.
-template <typename T>
-std::vector<T> values_of(const po::variables_map& vm, const char* name) {
-    return vm.count(name) ? vm[name].as<std::vector<T>>() : std::vector<T>{};
 }
 
 }  // namespace husk::cli

@@ -7,23 +7,26 @@
 
 namespace husk::cli {
 
-void add_foreground_options(po::options_description& options) {
-    options.add_options()
-        ("verdict", po::value<std::string>(), "when the run ends, write the verdict (one JSON object: reason, exit, "
-                                              "usage, security, limits; husk(8) VERDICT) to FILE, atomically; also "
-                                              "when the config is refused or setup fails")
-        ("verdict-fd", po::value<int>(), "the same, written to the inherited fd N in one write")
-        ("output-format", po::value<std::string>()->default_value("text"),
+void add_foreground_options(OptionSet& options) {
+    static constexpr Option foreground[] = {
+        {"verdict", 0, Takes::text, "when the run ends, write the verdict (one JSON object: reason, exit, usage, "
+                                    "security, limits; husk(8) VERDICT) to FILE, atomically; also when the config is "
+                                    "refused or setup fails"},
+        {"verdict-fd", 0, Takes::int_number, "the same, written to the inherited fd N in one write"},
+        {"output-format", 0, Takes::text,
          "text: the program's stdout and stderr go to husk's as they are; json: husk's stdout carries JSON lines "
          "only, {\"stream\":\"stdout\"|\"stderr\",\"t\":SECONDS,\"data\":...} per chunk (\"encoding\":\"base64\" "
          "when not UTF-8), then the verdict as the last line; husk's own messages stay on stderr (husk(8) "
-         "OUTPUT FORMAT)");
+         "OUTPUT FORMAT)",
+         "text"},
+    };
+    options.add(foreground);
 }
 
-Result<void> read_foreground_options(const po::variables_map& vm, RunOptions& run) {
-    if (vm.count("verdict")) run.verdict.path = vm["verdict"].as<std::string>();
-    if (vm.count("verdict-fd")) run.verdict.fd = vm["verdict-fd"].as<int>();
-    const std::string& format = vm["output-format"].as<std::string>();
+Result<void> read_foreground_options(const OptionValues& values, RunOptions& run) {
+    if (values.has("verdict")) run.verdict.path = values.text("verdict");
+    if (values.has("verdict-fd")) run.verdict.fd = values.int_number("verdict-fd");
+    const std::string format = values.text("output-format");
     if (format == "json") run.output_format = OutputFormat::json;
     else if (format != "text") return fail_msg("--output-format: must be text or json, got \"" + format + "\"");
     // Refused with the target still set where it can be, so the refusal is delivered as the verdict.
@@ -31,7 +34,7 @@ Result<void> read_foreground_options(const po::variables_map& vm, RunOptions& ru
         run.verdict.fd = -1;
         return fail_msg("--verdict and --verdict-fd exclude each other");
     }
-    if (vm.count("verdict-fd") && run.verdict.fd < 0) return fail_msg("--verdict-fd: needs an fd >= 0");
+    if (values.has("verdict-fd") && run.verdict.fd < 0) return fail_msg("--verdict-fd: needs an fd >= 0");
     // A path another user could steer is refused before anything runs, and no verdict goes there
     // (base/caller_file.hpp).
     if (!run.verdict.path.empty()) {

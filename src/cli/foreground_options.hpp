@@ -7,10 +7,10 @@
 namespace husk::cli {
 
 // --verdict FILE, --verdict-fd N, --output-format text|json (docs/husk.8.md, VERDICT and OUTPUT FORMAT).
-void add_foreground_options(po::options_description& options);
+void add_foreground_options(OptionSet& options);
 // Reads them into `run`. A refused value (both targets, a negative fd, an unknown format) is an error naming the
 // flag, with `run` still set where the refusal can be delivered.
-Result<void> read_foreground_options(const po::variables_map& vm, RunOptions& run);
+Result<void> read_foreground_options(const OptionValues& values, RunOptions& run);
 // A run or sandbox refused before anything exists: the message, and the `refused` verdict to the target and,
 // with json, as the stream's one line. Returns the status, 2 (usage).
 int refuse_run(const Globals& globals, const char* verb, const RunOptions& run, const std::string& id,

@@ -6,7 +6,6 @@
 #include <csignal>
 #include <cstdarg>
 #include <cstdio>
-#include <sstream>
 #include <ctime>
 
 #include "base/caller_file.hpp"
@@ -120,30 +119,30 @@ void debug(const Globals& globals, const std::string& text) {
     write_log(globals, "debug", message);
 }
 
-bool parse_verb(const char* verb, const char* usage, const po::options_description& options,
-                const po::positional_options_description& positional, const Args& args, po::variables_map& out,
-                int* status, std::string* error) {
-    po::options_description all(std::string("Usage: husk ") + verb + " " + usage + "\n\nOptions");
-    all.add(options);
-    all.add_options()("help,h", "show this help");
-    po::options_description hidden;
-    // Positional arguments every verb may name in its positional description.
-    // A verb that has --id as a flag of its own (sandbox) takes it from there.
-    if (options.find_nothrow("id", false) == nullptr) hidden.add_options()("id", po::value<std::string>());
-    hidden.add_options()("signal", po::value<std::string>())("action", po::value<std::string>());
-    po::options_description parse_with;
-    parse_with.add(all).add(hidden);
-    try {
-        po::store(po::command_line_parser(args).options(parse_with).positional(positional).run(), out);
-        po::notify(out);
-    } catch (const po::error& e) {
-        say("husk: %s: %s\n", verb, e.what());
-        if (error) *error = e.what();
+bool parse_verb(const char* verb, const char* usage, const OptionSet& options,
+                std::initializer_list<std::string_view> operands, const Args& args, OptionValues& out, int* status,
+                std::string* error) {
+    static constexpr Option help{"help", 'h', Takes::nothing, "show this help"};
+    // What operands are stored under. A verb that has --id as a flag of its own (sandbox) takes it from there.
+    static constexpr Option operand_options[] = {{"id", 0, Takes::text}, {"signal", 0, Takes::text},
+                                                 {"action", 0, Takes::text}};
+    std::span<const Option> hidden = operand_options;
+    if (options.find("id")) hidden = hidden.subspan(1);
+    auto parsed = parse_options({options.options(), {&help, 1}, hidden},
+                                {.names = {operands.begin(), operands.size()}}, args);
+    if (!parsed) {
+        const std::string message = parsed.error().message();
+        say("husk: %s: %s\n", verb, message.c_str());
+        if (error) *error = message;
         *status = 2;
         return false;
     }
-    if (out.count("help")) {
-        std::printf("%s\n", (std::ostringstream() << all).str().c_str());
+    out = std::move(*parsed);
+    if (out.has("help")) {
+        const std::string caption = std::string("Usage: husk ") + verb + " " + usage + "\n\nOptions";
+        OptionSet all(caption);
+        all.add(help).add_set(options);
+        std::printf("%s\n", all.help().c_str());
         *status = 0;
         return false;
     }

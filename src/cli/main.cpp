@@ -23,28 +23,25 @@ namespace {
 
 constexpr const char* version = "0.1.0";
 
-po::options_description global_options() {
-    po::options_description options("Global options");
-    options.add_options()
-        ("root", po::value<std::string>(), "directory for container state (default /run/husk; without root "
-                                           "$XDG_RUNTIME_DIR/husk, else ~/.local/state/husk)")
-        ("log", po::value<std::string>(), "append errors (and --debug messages) to this file")
-        ("log-format", po::value<std::string>()->default_value("text"), "text or json (runc's JSON lines)")
-        ("message-fd", po::value<int>(), "write husk's own messages (errors, warnings) to the inherited fd N instead "
-                                         "of stderr, apart from the container's stderr (husk(8) MESSAGES)")
-        ("debug", "log debug messages")
-        ("systemd-cgroup", "use the systemd cgroup manager (not available: husk has no systemd manager)")
-        ("cgroup-manager", po::value<std::string>()->default_value("cgroupfs"), "cgroupfs, systemd or disabled")
-        ("criu", po::value<std::string>(), "accepted for runc compatibility; husk has no checkpoint support")
-        ("rootless", po::value<std::string>()->default_value("auto"), "runc's flag: husk runs rootless when its "
-                                                                          "effective uid is not 0 (auto; true and false "
-                                                                          "must agree)")
-        ("version,v", "print the version")
-        ("help,h", "show this help");
-    return options;
-}
+constexpr Option global_options[] = {
+    {"root", 0, Takes::text, "directory for container state (default /run/husk; without root $XDG_RUNTIME_DIR/husk, "
+                             "else ~/.local/state/husk)"},
+    {"log", 0, Takes::text, "append errors (and --debug messages) to this file"},
+    {"log-format", 0, Takes::text, "text or json (runc's JSON lines)", "text"},
+    {"message-fd", 0, Takes::int_number, "write husk's own messages (errors, warnings) to the inherited fd N instead "
+                                         "of stderr, apart from the container's stderr (husk(8) MESSAGES)"},
+    {"debug", 0, Takes::nothing, "log debug messages"},
+    {"systemd-cgroup", 0, Takes::nothing,
+     "use the systemd cgroup manager (not available: husk has no systemd manager)"},
+    {"cgroup-manager", 0, Takes::text, "cgroupfs, systemd or disabled", "cgroupfs"},
+    {"criu", 0, Takes::text, "accepted for runc compatibility; husk has no checkpoint support"},
+    {"rootless", 0, Takes::text, "runc's flag: husk runs rootless when its effective uid is not 0 (auto; true and "
+                                 "false must agree)", "auto"},
+    {"version", 'v', Takes::nothing, "print the version"},
+    {"help", 'h', Takes::nothing, "show this help"},
+};
 
-void print_help(const po::options_description& options) {
+void print_help() {
     std::printf("husk: an OCI container runtime that records why containers stop\n\n"
                 "Usage: husk [global options] COMMAND [command options] [arguments]\n\nCommands:\n");
     for (const Verb& verb : verbs()) std::printf("  %-16s %s\n", verb.name, verb.summary);
@@ -52,7 +49,7 @@ void print_help(const po::options_description& options) {
                 "husk's own limits: create and run take --timeout, --kill-grace, --stop-signal, --output-limit and\n"
                 "--cpu-limit (or the run.husk.* annotations they set); `husk state` says why a container stopped\n"
                 "(husk.exit.reason) and what was in force (husk.security).\n",
-                (std::ostringstream() << options).str().c_str());
+                OptionSet("Global options").add(global_options).help().c_str());
 }
 
 void print_version() {
@@ -123,16 +120,16 @@ husk::Result<void> protect_own_binary(char** argv) {
 
 __attribute__((section(".preinit_array"), used)) void (*const preinit)(int, char**, char**) = before_libraries;
 
-Result<Globals> read_globals(const po::variables_map& vm) {
+Result<Globals> read_globals(const OptionValues& values) {
     Globals g;
     g.runtime.rootless = ::geteuid() != 0;
-    g.runtime.root = vm.count("root") ? vm["root"].as<std::string>() : TRY(default_root(g.runtime.rootless));
-    if (vm.count("log")) g.log_file = vm["log"].as<std::string>();
-    std::string format = vm["log-format"].as<std::string>();
+    g.runtime.root = values.has("root") ? values.text("root") : TRY(default_root(g.runtime.rootless));
+    g.log_file = values.text("log");
+    std::string format = values.text("log-format");
     if (format == "json") g.log_format = LogFormat::json;
     else if (format != "text") return fail_msg("--log-format: must be text or json, got \"" + format + "\"");
-    g.debug = vm.count("debug") > 0;
-    std::string rootless = vm["rootless"].as<std::string>();
+    g.debug = values.has("debug");
+    std::string rootless = values.text("rootless");
     // runc's --rootless names a mode; husk's follows its effective uid (docs/rootless.md), and a mode that
     // disagrees with it is refused rather than half-honoured.
     if (rootless != "false" && rootless != "auto" && rootless != "true")
@@ -140,8 +137,8 @@ Result<Globals> read_globals(const po::variables_map& vm) {
     if ((rootless == "true" && !g.runtime.rootless) || (rootless == "false" && g.runtime.rootless))
         return fail_msg("--rootless " + rootless + ": husk runs rootless exactly when its effective uid is not 0 "
                         "(it is " + std::to_string(::geteuid()) + ")");
-    std::string manager = vm["cgroup-manager"].as<std::string>();
-    if (vm.count("systemd-cgroup") || manager == "systemd")
+    std::string manager = values.text("cgroup-manager");
+    if (values.has("systemd-cgroup") || manager == "systemd")
         return fail_msg("the systemd cgroup manager is not available: husk manages cgroups itself "
                         "(use --cgroup-manager cgroupfs)");
     if (manager == "disabled") g.runtime.cgroup_manager = CgroupManager::disabled;
@@ -166,31 +163,30 @@ int main(int argc, char** argv) {
         return husk::shim::shim_main(argc, argv);
     }
     int verb_index = find_verb(argc, argv);
-    po::options_description options = global_options();
-    po::variables_map vm;
-    try {
-        po::store(po::command_line_parser(verb_index, argv).options(options).run(), vm);
-        po::notify(vm);
-    } catch (const po::error& e) {
-        std::fprintf(stderr, "husk: %s\n", e.what());
+    // Words after "--" among the global options are dropped, as Boost (given no positional names) dropped them.
+    const Args global_words(argv + std::min(1, argc), argv + verb_index);
+    auto parsed = parse_options({global_options}, {.extra = Operands::Extra::ignored}, global_words);
+    if (!parsed) {
+        std::fprintf(stderr, "husk: %s\n", parsed.error().message().c_str());
         return 2;
     }
-    if (vm.count("version")) {
+    const OptionValues& values = *parsed;
+    if (values.has("version")) {
         print_version();
         return 0;
     }
-    if (vm.count("help") || verb_index == argc) {
-        print_help(options);
+    if (values.has("help") || verb_index == argc) {
+        print_help();
         return 0;
     }
     // First, so that every message after it goes there.
-    if (vm.count("message-fd")) {
-        if (auto set = set_message_fd(vm["message-fd"].as<int>()); !set) {
+    if (values.has("message-fd")) {
+        if (auto set = set_message_fd(values.int_number("message-fd")); !set) {
             std::fprintf(stderr, "husk: %s\n", set.error().message().c_str());
             return 2;
         }
     }
-    auto globals = read_globals(vm);
+    auto globals = read_globals(values);
     // --log is written for each message, by a husk that is often root: a path another user could steer is refused
     // before anything runs, and nothing is written there (base/caller_file.hpp).
     if (globals && !globals->log_file.empty()) {
@@ -201,8 +197,8 @@ int main(int argc, char** argv) {
     }
     if (!globals) {
         Globals fallback;
-        if (vm.count("log")) fallback.log_file = vm["log"].as<std::string>();
-        if (vm["log-format"].as<std::string>() == "json") fallback.log_format = LogFormat::json;
+        fallback.log_file = values.text("log");
+        if (values.text("log-format") == "json") fallback.log_format = LogFormat::json;
         return report(fallback, "", globals.error());
     }
     std::string name = argv[verb_index];
@@ -210,7 +206,8 @@ int main(int argc, char** argv) {
         if (auto r = protect_own_binary(argv); !r) return report(*globals, name, r.error());
     }
     // Inherited across the re-exec above; from here on, not by anything husk starts (hooks, the container).
-    if (vm.count("message-fd") && vm["message-fd"].as<int>() > 2) ::fcntl(vm["message-fd"].as<int>(), F_SETFD, FD_CLOEXEC);
+    if (values.has("message-fd") && values.int_number("message-fd") > 2)
+        ::fcntl(values.int_number("message-fd"), F_SETFD, FD_CLOEXEC);
     Args args(argv + verb_index + 1, argv + argc);
     std::string command_line = name;
     for (const auto& arg : args) command_line += " " + arg;

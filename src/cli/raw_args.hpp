@@ -1,8 +1,8 @@
-// The one reader of a command line's raw words, for where Boost.Program_options cannot be asked: before main
-// (the re-exec from `.preinit_array` needs the verb: C strings only, no allocation, noexcept), where options end
-// and a program's own words begin (`husk sandbox ... -- PROGRAM`, `husk exec ... ID COMMAND`), and the verdict
-// flags of a command line the parser refused. It knows the shape of words, not husk's options: the caller says
-// which options take a value.
+// The one reader of a command line's raw words, for where the option parser (cli/options.hpp) cannot be asked:
+// before main (the re-exec from `.preinit_array` needs the verb: C strings only, no allocation, noexcept), where
+// options end and a program's own words begin (`husk sandbox ... -- PROGRAM`, `husk exec ... ID COMMAND`), and the
+// verdict flags of a command line the parser refused. It knows the shape of words, not husk's options: the caller
+// says which options take a value.
 #pragma once
 
 #include <cstddef>
@@ -22,8 +22,8 @@ struct RawWord {
 };
 
 // Whether the word after an option that takes a value may be that value when it looks like an option itself
-// ("--verdict --keep"): taken, as Boost takes it unless it names a known option, or refused, for a reader that
-// takes no value it cannot be sure of. "--" is never a value.
+// ("--verdict --keep"): taken, as the option parser takes it unless it is a known short option ("-d"), or refused,
+// for a reader that takes no value it cannot be sure of. "--" is never a value here.
 enum class DashedValue { taken, refused };
 
 // Where the options end: at "--" (double_dash) or at the operand the visitor stopped at, or at the end.

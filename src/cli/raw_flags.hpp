@@ -14,7 +14,7 @@ struct RawVerdictFlags {
 };
 
 // The first --verdict, --verdict-fd and --output-format, as `--flag VALUE` or `--flag=VALUE` (their full
-// spellings only: boost's abbreviations are not guessed). Words after "--" are the program's and never read.
+// spellings only: the parser's abbreviations are not guessed). Words after "--" are the program's and never read.
 // A value that is itself a flag ("--verdict --keep") is no value.
 RawVerdictFlags scan_verdict_flags(const std::vector<std::string>& args);
 

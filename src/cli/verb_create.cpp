@@ -4,23 +4,21 @@
 namespace husk::cli {
 
 int verb_create(const Globals& globals, const Args& args) {
-    po::options_description options = create_options_description();
-    po::positional_options_description positional;
-    positional.add("id", 1);
-    po::variables_map vm;
+    const OptionSet options = create_options();
+    OptionValues values;
     int status = 0;
-    if (!parse_verb("create", "[options] ID", options, positional, args, vm, &status)) return status;
-    auto read = read_create_options(vm);
+    if (!parse_verb("create", "[options] ID", options, {"id"}, args, values, &status)) return status;
+    auto read = read_create_options(values);
     if (!read) {
         say("husk: create: %s\n", read.error().message().c_str());
         return 2;
     }
     CreateOptions create = std::move(*read);
-    if (!vm.count("id") || vm["id"].as<std::string>().empty()) {
+    if (values.text("id").empty()) {
         say("husk: create: a container id is required\n");
         return 2;
     }
-    auto id = checked_id(globals, "create", vm["id"].as<std::string>());
+    auto id = checked_id(globals, "create", values.text("id"));
     if (!id) return 1;
     const std::string context = "create " + id->str();
     create.warn = [&](const std::string& message) { warn(globals, context + ": " + message); };

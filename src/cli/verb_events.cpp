@@ -7,29 +7,28 @@
 namespace husk::cli {
 
 int verb_events(const Globals& globals, const Args& args) {
-    po::options_description options;
-    options.add_options()
-        ("stats", "print the container's counters once and exit")
-        ("interval", po::value<std::string>()->default_value("5s"),
-         "time between stats events (500ms, 5s, 1m); OOM events are printed as they happen");
-    po::positional_options_description positional;
-    positional.add("id", 1);
-    po::variables_map vm;
+    static constexpr Option flags[] = {
+        {"stats", 0, Takes::nothing, "print the container's counters once and exit"},
+        {"interval", 0, Takes::text, "time between stats events (500ms, 5s, 1m); OOM events are printed as they happen",
+         "5s"},
+    };
+    OptionValues values;
     int status = 0;
-    if (!parse_verb("events", "[--stats] [--interval DURATION] ID", options, positional, args, vm, &status))
+    if (!parse_verb("events", "[--stats] [--interval DURATION] ID", OptionSet().add(flags), {"id"}, args, values,
+                    &status))
         return status;
-    if (!vm.count("id")) {
+    if (!values.has("id")) {
         say("husk: events: a container id is required\n");
         return 2;
     }
-    auto checked = checked_id(globals, "events", vm["id"].as<std::string>());
+    auto checked = checked_id(globals, "events", values.text("id"));
     if (!checked) return 1;
     const std::string& id = checked->str();
-    auto interval = parse_duration(vm["interval"].as<std::string>());
+    auto interval = parse_duration(values.text("interval"));
     if (!interval) return report(globals, "events " + id, interval.error().context("--interval"));
     auto ms = std::chrono::ceil<std::chrono::milliseconds>(*interval);
     if (ms.count() <= 0) return report(globals, "events " + id, Error::msg("--interval must be greater than 0"));
-    if (vm.count("stats")) {
+    if (values.has("stats")) {
         auto line = container_stats_event(globals.runtime, *checked);
         if (!line) return report(globals, "events " + id, line.error());
         std::printf("%s\n", line->c_str());

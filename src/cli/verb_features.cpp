@@ -5,9 +5,9 @@ namespace husk::cli {
 namespace {
 
 int print_document(const char* verb, const Args& args, std::string (*document)()) {
-    po::variables_map vm;
+    OptionValues values;
     int status = 0;
-    if (!parse_verb(verb, "", {}, {}, args, vm, &status)) return status;
+    if (!parse_verb(verb, "", OptionSet(), {}, args, values, &status)) return status;
     std::printf("%s\n", document().c_str());
     return 0;
 }

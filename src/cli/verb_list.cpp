@@ -4,19 +4,20 @@
 namespace husk::cli {
 
 int verb_list(const Globals& globals, const Args& args) {
-    po::options_description options;
-    options.add_options()
-        ("quiet,q", "print only the ids")
-        ("format", po::value<std::string>()->default_value("table"), "table or json");
-    po::variables_map vm;
+    static constexpr Option flags[] = {
+        {"quiet", 'q', Takes::nothing, "print only the ids"},
+        {"format", 0, Takes::text, "table or json", "table"},
+    };
+    OptionValues values;
     int status = 0;
-    if (!parse_verb("list", "[-q] [--format table|json]", options, {}, args, vm, &status)) return status;
-    std::string format = vm["format"].as<std::string>();
+    if (!parse_verb("list", "[-q] [--format table|json]", OptionSet().add(flags), {}, args, values, &status))
+        return status;
+    std::string format = values.text("format");
     if (format != "table" && format != "json") {
         say("husk: list: --format must be table or json\n");
         return 2;
     }
-    if (vm.count("quiet")) {
+    if (values.has("quiet")) {
         for (const auto& id : list_container_ids(globals.runtime)) std::printf("%s\n", id.str().c_str());
         return 0;
     }

@@ -21,19 +21,17 @@ std::string command_of(pid_t pid) {
 }  // namespace
 
 int verb_ps(const Globals& globals, const Args& args) {
-    po::options_description options;
-    options.add_options()("format,f", po::value<std::string>()->default_value("table"), "table or json");
-    po::positional_options_description positional;
-    positional.add("id", 1);
-    po::variables_map vm;
+    static constexpr Option format_flag{"format", 'f', Takes::text, "table or json", "table"};
+    OptionValues values;
     int status = 0;
-    if (!parse_verb("ps", "[--format table|json] ID", options, positional, args, vm, &status)) return status;
-    std::string format = vm["format"].as<std::string>();
-    if (!vm.count("id") || (format != "table" && format != "json")) {
+    if (!parse_verb("ps", "[--format table|json] ID", OptionSet().add(format_flag), {"id"}, args, values, &status))
+        return status;
+    std::string format = values.text("format");
+    if (!values.has("id") || (format != "table" && format != "json")) {
         say("husk: ps: usage: husk ps [--format table|json] ID\n");
         return 2;
     }
-    auto checked = checked_id(globals, "ps", vm["id"].as<std::string>());
+    auto checked = checked_id(globals, "ps", values.text("id"));
     if (!checked) return 1;
     const std::string& id = checked->str();
     auto pids = container_pids(globals.runtime, *checked);

@@ -8,14 +8,17 @@
 namespace husk::cli {
 
 int verb_spec(const Globals& globals, const Args& args) {
-    po::options_description options;
-    options.add_options()("bundle,b", po::value<std::string>()->default_value("."), "where to write config.json")(
-        "rootless", "a config for husk without root: the caller's uid and gid mapped as root, no network namespace, "
-                    "no linux.resources (as runc spec --rootless; docs/rootless.md)");
-    po::variables_map vm;
+    static constexpr Option flags[] = {
+        {"bundle", 'b', Takes::text, "where to write config.json", "."},
+        {"rootless", 0, Takes::nothing, "a config for husk without root: the caller's uid and gid mapped as root, no "
+                                        "network namespace, no linux.resources (as runc spec --rootless; "
+                                        "docs/rootless.md)"},
+    };
+    OptionValues values;
     int status = 0;
-    if (!parse_verb("spec", "[--bundle DIR] [--rootless]", options, {}, args, vm, &status)) return status;
-    std::string path = vm["bundle"].as<std::string>() + "/config.json";
+    if (!parse_verb("spec", "[--bundle DIR] [--rootless]", OptionSet().add(flags), {}, args, values, &status))
+        return status;
+    std::string path = values.text("bundle") + "/config.json";
     // Like runc: never overwrite an existing config.
     auto fd = open_fd(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
     if (!fd) {
@@ -23,7 +26,7 @@ int verb_spec(const Globals& globals, const Args& args) {
         return report(globals, "spec", fd.error());
     }
     const std::string text =
-        vm.count("rootless") ? spec::rootless_spec_json(::geteuid(), ::getegid()) : spec::default_spec_json();
+        values.has("rootless") ? spec::rootless_spec_json(::geteuid(), ::getegid()) : spec::default_spec_json();
     if (auto r = write_all(fd->get(), text + "\n"); !r) return report(globals, "spec", r.error());
     return 0;
 }

@@ -3,17 +3,14 @@
 namespace husk::cli {
 
 std::optional<ContainerId> parse_id_only(const Globals& globals, const char* verb, const Args& args, int* status) {
-    po::options_description none;
-    po::positional_options_description positional;
-    positional.add("id", 1);
-    po::variables_map vm;
-    if (!parse_verb(verb, "ID", none, positional, args, vm, status)) return std::nullopt;
-    if (!vm.count("id")) {
+    OptionValues values;
+    if (!parse_verb(verb, "ID", OptionSet(), {"id"}, args, values, status)) return std::nullopt;
+    if (!values.has("id")) {
         say("husk: %s: a container id is required\n", verb);
         *status = 2;
         return std::nullopt;
     }
-    auto id = checked_id(globals, verb, vm["id"].as<std::string>());
+    auto id = checked_id(globals, verb, values.text("id"));
     if (!id) *status = 1;
     return id;
 }

@@ -30,33 +30,31 @@ Result<spec::Resources> read_resources(const std::string& source) {
 }  // namespace
 
 int verb_update(const Globals& globals, const Args& args) {
-    po::options_description options;
-    options.add_options()("resources,r", po::value<std::string>(),
-                          "a linux.resources JSON object from this file, or '-' for standard input; "
-                          "the flags below override its fields");
-    for (const UpdateFlagInfo& flag : update_flags()) options.add_options()(flag.name, po::value<std::string>(), flag.help);
-    po::positional_options_description positional;
-    positional.add("id", 1);
-    po::variables_map vm;
+    static constexpr Option resources_flag{"resources", 'r', Takes::text,
+                                           "a linux.resources JSON object from this file, or '-' for standard input; "
+                                           "the flags below override its fields"};
+    OptionSet options;
+    options.add(resources_flag);
+    for (const UpdateFlagInfo& flag : update_flags()) options.add(Option{flag.name, 0, Takes::text, flag.help});
+    OptionValues values;
     int status = 0;
-    if (!parse_verb("update", "[--resources FILE|-] [flags] ID", options, positional, args, vm, &status))
-        return status;
-    if (!vm.count("id")) {
+    if (!parse_verb("update", "[--resources FILE|-] [flags] ID", options, {"id"}, args, values, &status)) return status;
+    if (!values.has("id")) {
         say("husk: update: a container id is required\n");
         return 2;
     }
-    auto checked = checked_id(globals, "update", vm["id"].as<std::string>());
+    auto checked = checked_id(globals, "update", values.text("id"));
     if (!checked) return 1;
     const std::string& id = checked->str();
     spec::Resources resources;
-    if (vm.count("resources")) {
-        auto read = read_resources(vm["resources"].as<std::string>());
+    if (values.has("resources")) {
+        auto read = read_resources(values.text("resources"));
         if (!read) return report(globals, "update " + id, read.error());
         resources = std::move(*read);
     }
     std::vector<UpdateFlag> flags;
     for (const UpdateFlagInfo& flag : update_flags())
-        if (vm.count(flag.name)) flags.push_back({flag.name, vm[flag.name].as<std::string>()});
+        if (values.has(flag.name)) flags.push_back({flag.name, values.text(flag.name)});
     if (auto r = apply_update_flags(flags, resources); !r) return report(globals, "update " + id, r.error());
     if (auto r = update_container(globals.runtime, *checked, resources); !r) return report(globals, "update " + id, r.error());
     return 0;

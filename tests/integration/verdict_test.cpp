@@ -201,7 +201,7 @@ TEST_CASE("husk run --verdict: a command line that does not parse is still refus
     Bundle b = with_args(sb, {"/bin/true"});
     b.write();
     std::string verdict = sb.dir() + "/verdict.json";
-    // An unknown flag, a value boost cannot convert, a flag with no value: each before or after --verdict.
+    // An unknown flag, a value the parser cannot convert, a flag with no value: each before or after --verdict.
     std::vector<std::string> args = GENERATE(std::vector<std::string>{"--no-such-flag", "--verdict", "VERDICT"},
                                              std::vector<std::string>{"--verdict=VERDICT", "--preserve-fds", "many"},
                                              std::vector<std::string>{"--verdict", "VERDICT", "--timeout"});
