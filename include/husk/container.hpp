@@ -232,7 +232,7 @@ Result<std::string> sandbox_config_json(const Runtime& runtime, spec::SandboxSet
                                         const std::vector<SandboxOutput>& outputs = {});
 
 // `husk seccomp-profile`: the seccomp profile husk ships for untrusted code, as a linux.seccomp object
-// (docs/security.md, "The default profile").
-std::string default_seccomp_profile_json();
+// (docs/security.md, "The default profile"); laid out to be read, or compact for a config to run.
+std::string default_seccomp_profile_json(bool pretty = true);
 
 }  // namespace husk

@@ -17,7 +17,7 @@ int print_document(const char* verb, const Args& args, std::string (*document)()
 int verb_features(const Globals&, const Args& args) { return print_document("features", args, features_json); }
 
 int verb_seccomp_profile(const Globals&, const Args& args) {
-    return print_document("seccomp-profile", args, default_seccomp_profile_json);
+    return print_document("seccomp-profile", args, [] { return default_seccomp_profile_json(); });
 }
 
 }  // namespace husk::cli

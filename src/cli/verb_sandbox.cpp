@@ -101,6 +101,7 @@ Result<std::string> seccomp_file(const std::string& path) {
 // Every flag into settings; an error names the flag.
 Result<spec::SandboxSettings> read_settings(const OptionValues& values) {
     spec::SandboxSettings settings;
+    settings.pretty = values.has("print-config");
     if (values.has("rootfs")) settings.rootfs = values.text("rootfs");
     for (const std::string& text : values.texts("bind"))
         settings.binds.push_back(TRY(spec::parse_sandbox_bind("bind", text, false)));
@@ -124,7 +125,7 @@ Result<spec::SandboxSettings> read_settings(const OptionValues& values) {
     settings.userns = !values.has("no-userns");
     const std::string seccomp = values.text("seccomp");
     if (seccomp == "unconfined") settings.seccomp = spec::SandboxSeccomp::unconfined;
-    else settings.seccomp_json = seccomp == "default" ? default_seccomp_profile_json() : TRY(seccomp_file(seccomp));
+    else settings.seccomp_json = seccomp == "default" ? default_seccomp_profile_json(settings.pretty) : TRY(seccomp_file(seccomp));
     for (const std::string& cap : values.texts("cap")) settings.caps.push_back(capability_name(cap));
     settings.husk = TRY(read_setting_flags(values));
     if (values.has("cpus")) settings.cpus = TRY(cpus_flag(values.text("cpus")));

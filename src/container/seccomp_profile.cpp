@@ -3,6 +3,8 @@
 
 namespace husk {
 
-std::string default_seccomp_profile_json() { return seccomp::seccomp_json(seccomp::default_profile()); }
+std::string default_seccomp_profile_json(bool pretty) {
+    return seccomp::seccomp_json(seccomp::default_profile(), pretty);
+}
 
 }  // namespace husk

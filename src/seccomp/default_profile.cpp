@@ -120,8 +120,8 @@ spec::Seccomp default_profile() {
     return p;
 }
 
-std::string seccomp_json(const spec::Seccomp& profile) {
-    JsonWriter w(JsonWriter::Style::pretty);
+std::string seccomp_json(const spec::Seccomp& profile, bool pretty) {
+    JsonWriter w(pretty ? JsonWriter::Style::pretty : JsonWriter::Style::compact);
     w.begin_object().key("defaultAction").string(profile.default_action);
     if (profile.default_errno_ret) w.key("defaultErrnoRet").unsigned_integer(*profile.default_errno_ret);
     w.key("architectures").begin_array();

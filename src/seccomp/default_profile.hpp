@@ -11,6 +11,6 @@ namespace husk::seccomp {
 spec::Seccomp default_profile();
 
 // linux.seccomp as config.json spells it, pretty-printed, for users to read and adapt.
-std::string seccomp_json(const spec::Seccomp& profile);
+std::string seccomp_json(const spec::Seccomp& profile, bool pretty = true);
 
 }  // namespace husk::seccomp

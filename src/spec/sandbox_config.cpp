@@ -211,7 +211,7 @@ Result<SandboxBind> parse_sandbox_bind(std::string_view flag, const std::string&
 }
 
 std::string sandbox_config_json(const SandboxSettings& settings) {
-    JsonWriter out(JsonWriter::Style::pretty);
+    JsonWriter out(settings.pretty ? JsonWriter::Style::pretty : JsonWriter::Style::compact);
     out.begin_object();
     out.key("ociVersion").string("1.3.0");
     process(out, settings);

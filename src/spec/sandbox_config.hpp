@@ -65,6 +65,9 @@ struct SandboxSettings {
     SandboxNet net = SandboxNet::none;
     SandboxSeccomp seccomp = SandboxSeccomp::profile;
     std::string seccomp_json;       // a linux.seccomp object, already checked to be one
+    // The layout of the text: --print-config's is laid out to be read; the one run is compact (a third of the
+    // bytes to write and parse again, the same config).
+    bool pretty = true;
     std::vector<std::string> caps;  // "CAP_NET_RAW", in every set
     HuskSettings husk;  // the flags that are husk settings (--timeout, --net-allow, ...), as the CLI parsed them
     std::optional<std::int64_t> memory;              // bytes
