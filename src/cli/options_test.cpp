@@ -1,6 +1,7 @@
 #include "cli/options.hpp"
 
 #include <catch2/catch.hpp>
+#include <deque>
 #include <optional>
 
 namespace husk::cli {
@@ -20,8 +21,11 @@ constexpr Option table[] = {
 };
 constexpr std::string_view id_operand[] = {"id"};
 
+// The values are views into the words (options.hpp), so the words are kept for the rest of the test run.
 Result<OptionValues> parse(std::vector<std::string> words, Operands operands = {.names = id_operand}) {
-    return parse_options({table}, operands, words);
+    static std::deque<std::vector<std::string>> kept;
+    kept.push_back(std::move(words));
+    return parse_options({table}, operands, kept.back());
 }
 
 std::string usage_error(std::vector<std::string> words, Operands operands = {.names = id_operand}) {
