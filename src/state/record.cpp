@@ -68,7 +68,7 @@ void write_id_map(JsonWriter& w, const char* key, const std::vector<IdMapLine>& 
 void write_security(JsonWriter& w, const Security& s) {
     w.key("security").begin_object();
     w.key("seccomp").string(s.seccomp);
-    if (s.seccomp != "none") w.key("seccompFilters").integer(s.seccomp_filters);
+    if (s.seccomp != "none" || s.seccomp_filters != 0) w.key("seccompFilters").integer(s.seccomp_filters);
     write_strings(w, "seccompSkippedSyscalls", s.seccomp_skipped);
     write_resolved(w, s.seccomp_resolved);
     if (s.landlock_abi) w.key("landlockAbi").integer(*s.landlock_abi);
@@ -112,11 +112,11 @@ std::string encode_record(const Record& r) {
     w.key("bootId").string(r.boot_id);
     w.key("monitorPid").integer(r.monitor_pid);
     w.key("monitorStartTime").unsigned_integer(r.monitor_start_time);
-    if (r.creator_pid != 0) {
+    if (r.creator_pid != 0 || r.creator_start_time != 0) {
         w.key("creatorPid").integer(r.creator_pid);
         w.key("creatorStartTime").unsigned_integer(r.creator_start_time);
     }
-    if (r.caller_pid != 0) {
+    if (r.caller_pid != 0 || r.caller_start_time != 0) {
         w.key("callerPid").integer(r.caller_pid);
         w.key("callerStartTime").unsigned_integer(r.caller_start_time);
     }
