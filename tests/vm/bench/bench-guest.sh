@@ -81,11 +81,18 @@ overshoot() { # LABEL -> one line per run in $work/cpu-LABEL.us: microseconds pa
     while [ "$j" -lt "$runs" ]; do
         j=$((j + 1))
         id=cpu-$1-$j
-        husk --root "$work/root-cpu" create --bundle "$work/busy" --cpu-limit 300ms "$id" >/dev/null 2>&1 </dev/null
+        husk --root "$work/root-cpu" create --bundle "$work/busy" --cpu-limit 300ms "$id" >/dev/null 2>"$work/cpu-err" \
+            </dev/null || { echo "bench: create $id failed:" >&2; cat "$work/cpu-err" >&2; exit 1; }
         # The budget counts from exec: init's setup before it (slow under TCG) is subtracted.
         setup=$(awk '$1 == "usage_usec" { print $2 }' "/sys/fs/cgroup/husk/$id/cpu.stat")
-        husk --root "$work/root-cpu" start "$id"
-        while ! husk --root "$work/root-cpu" state "$id" | grep -q '"status": "stopped"'; do sleep 0.05; done
+        husk --root "$work/root-cpu" start "$id" || { echo "bench: start $id failed" >&2; exit 1; }
+        # Bounded: a container that never stops is a failure to report, not a bench that runs until its timeout.
+        polls=0
+        while ! husk --root "$work/root-cpu" state "$id" | grep -q '"status": "stopped"'; do
+            polls=$((polls + 1))
+            [ "$polls" -lt 1200 ] || { echo "bench: $id did not stop within a minute:" >&2; husk --root "$work/root-cpu" state "$id" >&2; exit 1; }
+            sleep 0.05
+        done
         husk --root "$work/root-cpu" state "$id" > "$work/cpu-state"
         husk --root "$work/root-cpu" delete "$id"
         grep -q '"reason": "cpu-limit"' "$work/cpu-state" || { echo "bench: no cpu-limit:" >&2; cat "$work/cpu-state" >&2; exit 1; }
